@@ -1,0 +1,48 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+  name: "Uptake",
+  platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+  products: [
+    .executable(name: "uptaked", targets: ["uptaked"]),
+    .executable(name: "uptake", targets: ["uptake"]),
+  ],
+  targets: [
+    .systemLibrary(
+      name: "CSQLite", pkgConfig: "sqlite3",
+      providers: [.apt(["libsqlite3-dev"])]),
+    .systemLibrary(
+      name: "CZlib", pkgConfig: "zlib",
+      providers: [.apt(["zlib1g-dev"])]),
+    .systemLibrary(
+      name: "CCrypto", pkgConfig: "libcrypto",
+      providers: [.apt(["libssl-dev"])]),
+    .systemLibrary(
+      name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
+      providers: [.apt(["libmicrohttpd-dev"])]),
+
+    .target(name: "UptakeCore", dependencies: ["CCrypto"]),
+    .target(
+      name: "UptakeStore", dependencies: ["UptakeCore", "CSQLite"],
+      plugins: ["EmbedSchema"]),
+    .target(
+      name: "UptakeHTTP",
+      dependencies: ["UptakeCore", "UptakeStore", "CMicroHTTPD", "CZlib"]),
+    .executableTarget(name: "uptaked", dependencies: ["UptakeHTTP"]),
+    .executableTarget(name: "uptake", dependencies: ["UptakeStore"]),
+
+    // Migrations live in schema/ as plain SQL; this plugin compiles them into
+    // UptakeStore so the binaries run from any directory.
+    .executableTarget(name: "schema-embedder", path: "Plugins/SchemaEmbedderTool"),
+    .plugin(
+      name: "EmbedSchema", capability: .buildTool(),
+      dependencies: ["schema-embedder"]),
+
+    .testTarget(name: "UptakeCoreTests", dependencies: ["UptakeCore"]),
+    .testTarget(name: "UptakeStoreTests", dependencies: ["UptakeStore"]),
+    .testTarget(name: "UptakeHTTPTests", dependencies: ["UptakeHTTP"]),
+    .testTarget(
+      name: "EndToEndTests", dependencies: ["UptakeCore"]),
+  ]
+)

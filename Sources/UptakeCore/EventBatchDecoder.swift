@@ -1,0 +1,199 @@
+/// The limits an ingest request body must keep.
+public struct IngestLimits: Sendable {
+  /// The contract's cap on events in one request.
+  public var maxEventsPerBatch = 1000
+  /// The contract's cap on one event's JSON text; a larger event fails the
+  /// whole request with 413.
+  public var maxEventBytes = 32 * 1024
+  /// JSON nesting depth, counting the body's object and the events array; it
+  /// bounds the parser's recursion. Real events need 3 or 4 levels.
+  public var maxDepth = 32
+
+  /// The contract's limits.
+  public init() {}
+}
+
+/// Why a whole ingest request is refused.
+public enum BatchDecodingError: Error, Sendable, Equatable {
+  /// 400 `bad_request`: not JSON, invalid UTF-8, not an object, no `events`
+  /// array, 0 or too many events. The text says which, for the response.
+  case badRequest(String)
+  /// 413 `payload_too_large`: the event at this index of `events` is over
+  /// `IngestLimits.maxEventBytes`.
+  case eventTooLarge(index: Int)
+}
+
+/// One event that broke a rule, by its position in the request.
+public struct Rejection: Sendable, Equatable {
+  /// Zero-based position in the request's `events` array.
+  public let index: Int
+  /// The rule it broke, as "field: message".
+  public let error: String
+
+  /// A rejection of the event at `index`.
+  public init(index: Int, error: String) {
+    self.index = index
+    self.error = error
+  }
+}
+
+/// An ingest request body, validated event by event.
+public struct DecodedBatch: Sendable {
+  /// Events that passed validation, in request order.
+  public var events: [Event]
+  /// Zero-based request index of each accepted event (same count as `events`).
+  public var eventIndexes: [Int]
+  /// Events that broke a rule, sorted by index.
+  public var rejected: [Rejection]
+  /// Number of elements in the request's `events` array.
+  public var total: Int
+
+  /// A batch from its parts.
+  public init(events: [Event], eventIndexes: [Int], rejected: [Rejection], total: Int) {
+    self.events = events
+    self.eventIndexes = eventIndexes
+    self.rejected = rejected
+    self.total = total
+  }
+}
+
+/// Decodes an ingest request body, `{"events": [...]}`, in one pass over its
+/// bytes. The top-level object is walked here rather than parsed whole so
+/// that each event's byte span is known (the contract limits one event's
+/// size) and each event is validated as soon as it is parsed, without a tree
+/// of the whole body.
+///
+/// Other top-level keys are ignored. A body with two `events` keys is refused
+/// as ambiguous, since another JSON reader could take either one.
+public struct EventBatchDecoder: Sendable {
+  let limits: IngestLimits
+  let validator = EventValidator()
+
+  /// A decoder that enforces `limits`.
+  public init(limits: IngestLimits = IngestLimits()) {
+    self.limits = limits
+  }
+
+  /// Decodes `body`; events without a timestamp get `receivedAtMs`.
+  public func decode(_ body: [UInt8], receivedAtMs: Int64) throws(BatchDecodingError)
+    -> DecodedBatch
+  {
+    // withUnsafeBytes only rethrows untyped errors, so carry the result out.
+    try body.withUnsafeBytes { raw in
+      Result { () throws(BatchDecodingError) in try decode(raw, receivedAtMs: receivedAtMs) }
+    }.get()
+  }
+
+  /// Decodes `body`; events without a timestamp get `receivedAtMs`.
+  public func decode(_ body: UnsafeRawBufferPointer, receivedAtMs: Int64) throws(
+    BatchDecodingError
+  ) -> DecodedBatch {
+    var reader = JSONReader(bytes: body, maxDepth: limits.maxDepth)
+    var batch = DecodedBatch(events: [], eventIndexes: [], rejected: [], total: 0)
+    var sawEvents = false
+
+    reader.skipWhitespace()
+    guard reader.current == UInt8(ascii: "{") else {
+      // Tell "not JSON" from "JSON, but not an object" for the client.
+      _ = try json { () throws(JSONParseError) in try reader.parseDocument() }
+      throw .badRequest("the body must be a JSON object with an \"events\" array")
+    }
+    _ = try json { () throws(JSONParseError) in try reader.enter(depth: 0) }
+    if reader.current == UInt8(ascii: "}") {
+      reader.position += 1
+    } else {
+      while true {
+        let key = try json { () throws(JSONParseError) in
+          reader.skipWhitespace()
+          return try reader.parseKey()
+        }
+        if key == "events" {
+          if sawEvents { throw .badRequest("the body has more than one \"events\" key") }
+          sawEvents = true
+          try decodeEvents(&reader, into: &batch, receivedAtMs: receivedAtMs)
+        } else {
+          _ = try json { () throws(JSONParseError) in try reader.parseValue(depth: 1) }
+        }
+        let done = try json { () throws(JSONParseError) in
+          reader.skipWhitespace()
+          let byte = reader.current
+          guard byte == UInt8(ascii: ",") || byte == UInt8(ascii: "}") else {
+            throw reader.unexpected("where ',' or '}' should be")
+          }
+          reader.position += 1
+          return byte == UInt8(ascii: "}")
+        }
+        if done { break }
+      }
+    }
+    try json { () throws(JSONParseError) in
+      reader.skipWhitespace()
+      if !reader.isAtEnd { throw reader.unexpected("after the JSON value") }
+    }
+
+    guard sawEvents else { throw .badRequest("the body has no \"events\" array") }
+    guard batch.total > 0 else {
+      throw .badRequest("\"events\" must hold 1 to \(limits.maxEventsPerBatch) events, not 0")
+    }
+    return batch
+  }
+
+  /// Walks the `events` array at the reader's position, validating each
+  /// element as soon as it is parsed.
+  private func decodeEvents(
+    _ reader: inout JSONReader, into batch: inout DecodedBatch, receivedAtMs: Int64
+  ) throws(BatchDecodingError) {
+    guard reader.current == UInt8(ascii: "[") else {
+      _ = try json { () throws(JSONParseError) in try reader.parseValue(depth: 1) }
+      throw .badRequest("\"events\" must be an array")
+    }
+    _ = try json { () throws(JSONParseError) in try reader.enter(depth: 1) }
+    if reader.current == UInt8(ascii: "]") {
+      reader.position += 1
+      return
+    }
+    batch.events.reserveCapacity(64)
+    batch.eventIndexes.reserveCapacity(64)
+    while true {
+      let index = batch.total
+      if index == limits.maxEventsPerBatch {
+        throw .badRequest(
+          "\"events\" must hold 1 to \(limits.maxEventsPerBatch) events, not more")
+      }
+      batch.total += 1
+      let (value, start, end) = try json { () throws(JSONParseError) in
+        reader.skipWhitespace()
+        let start = reader.position
+        let value = try reader.parseValue(depth: 2)
+        return (value, start, reader.position)
+      }
+      if end - start > limits.maxEventBytes { throw .eventTooLarge(index: index) }
+      switch validator.validate(value, receivedAtMs: receivedAtMs) {
+      case .success(let event):
+        batch.events.append(event)
+        batch.eventIndexes.append(index)
+      case .failure(let error):
+        batch.rejected.append(Rejection(index: index, error: error.message))
+      }
+      let done = try json { () throws(JSONParseError) in
+        reader.skipWhitespace()
+        let byte = reader.current
+        guard byte == UInt8(ascii: ",") || byte == UInt8(ascii: "]") else {
+          throw reader.unexpected("where ',' or ']' should be")
+        }
+        reader.position += 1
+        return byte == UInt8(ascii: "]")
+      }
+      if done { return }
+    }
+  }
+
+  /// Runs a step of the walk, turning a JSON error into a 400.
+  private func json<T>(_ step: () throws(JSONParseError) -> T) throws(BatchDecodingError) -> T {
+    do {
+      return try step()
+    } catch {
+      throw .badRequest("the body is not valid JSON: \(error.message) at byte \(error.offset)")
+    }
+  }
+}

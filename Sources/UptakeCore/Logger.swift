@@ -1,0 +1,41 @@
+import Foundation
+
+/// Writes one line per message to stderr: a constant message with the data as
+/// key=value metadata, e.g. `level=info msg="batch committed" events=1000`.
+public struct Logger: Sendable {
+  public enum Level: Int, Sendable, Comparable {
+    case debug, info, warning, error
+
+    public var name: String {
+      switch self {
+      case .debug: "debug"
+      case .info: "info"
+      case .warning: "warning"
+      case .error: "error"
+      }
+    }
+
+    public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
+  }
+
+  public let minimumLevel: Level
+
+  public init(minimumLevel: Level = .info) {
+    self.minimumLevel = minimumLevel
+  }
+
+  public func log(_ level: Level, _ message: StaticString, _ metadata: KeyValuePairs<String, String> = [:]) {
+    guard level >= minimumLevel else { return }
+    var line = "ts=\(Timestamp.formatRFC3339(Int64(Date().timeIntervalSince1970 * 1000))) level=\(level.name) msg=\"\(message)\""
+    for (key, value) in metadata {
+      line += " \(key)=" + (value.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" }) ? "\"\(value.replacingOccurrences(of: "\"", with: "\\\""))\"" : value)
+    }
+    line += "\n"
+    FileHandle.standardError.write(Data(line.utf8))
+  }
+
+  public func debug(_ message: StaticString, _ metadata: KeyValuePairs<String, String> = [:]) { log(.debug, message, metadata) }
+  public func info(_ message: StaticString, _ metadata: KeyValuePairs<String, String> = [:]) { log(.info, message, metadata) }
+  public func warning(_ message: StaticString, _ metadata: KeyValuePairs<String, String> = [:]) { log(.warning, message, metadata) }
+  public func error(_ message: StaticString, _ metadata: KeyValuePairs<String, String> = [:]) { log(.error, message, metadata) }
+}

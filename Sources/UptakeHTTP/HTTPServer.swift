@@ -1,0 +1,276 @@
+import CMicroHTTPD
+import Foundation
+import Synchronization
+
+/// The libmicrohttpd adapter: turns its callbacks into `Request` values for
+/// the router and sends back `Response` values. Kept thin on purpose: every
+/// decision is the router's or a handler's.
+public final class HTTPServer: @unchecked Sendable {
+  public enum StartError: Error, CustomStringConvertible {
+    case badListenAddress(String)
+    case cannotStart(String)
+
+    public var description: String {
+      switch self {
+      case .badListenAddress(let address): "cannot use listen address \"\(address)\": use HOST:PORT"
+      case .cannotStart(let address): "cannot listen on \(address) (in use, or not allowed)"
+      }
+    }
+  }
+
+  private let router: Router
+  private let limits: ServerLimits
+  private var daemon: OpaquePointer?
+  private let inFlight = Atomic<Int>(0)
+  private let shuttingDown = Atomic<Bool>(false)
+  /// Called once per finished request with its route label and status.
+  let onCompleted: (@Sendable (_ method: String, _ path: String, _ status: Int) -> Void)?
+
+  /// The host and port actually bound, once started.
+  public private(set) var boundHost = ""
+  public private(set) var boundPort: UInt16 = 0
+
+  public init(
+    router: Router, limits: ServerLimits = ServerLimits(),
+    onCompleted: (@Sendable (String, String, Int) -> Void)? = nil
+  ) {
+    self.router = router
+    self.limits = limits
+    self.onCompleted = onCompleted
+  }
+
+  /// Binds `HOST:PORT` (port 0 picks a free port) and starts serving.
+  public func start(listen: String) throws(StartError) {
+    guard let colon = listen.lastIndex(of: ":"), let port = UInt16(listen[listen.index(after: colon)...])
+    else { throw .badListenAddress(listen) }
+    var host = String(listen[..<colon])
+    if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+    guard var address = SocketAddress(host: host, port: port) else { throw .badListenAddress(listen) }
+
+    let context = Unmanaged.passUnretained(self).toOpaque()
+    var flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue)
+    flags |= UInt32(MHD_ALLOW_SUSPEND_RESUME.rawValue) | UInt32(MHD_USE_ERROR_LOG.rawValue)
+    if address.isIPv6 { flags |= UInt32(MHD_USE_IPv6.rawValue) }
+    let started = address.withSockaddr { sockaddr -> OpaquePointer? in
+      var options: [MHD_OptionItem] = [
+        MHD_OptionItem(option: MHD_OPTION.SOCK_ADDR, value: 0, ptr_value: UnsafeMutableRawPointer(mutating: sockaddr)),
+        MHD_OptionItem(option: MHD_OPTION.THREAD_POOL_SIZE, value: limits.threads, ptr_value: nil),
+        MHD_OptionItem(option: MHD_OPTION.CONNECTION_TIMEOUT, value: limits.connectionTimeoutSeconds, ptr_value: nil),
+        MHD_OptionItem(option: MHD_OPTION.CONNECTION_LIMIT, value: limits.connectionLimit, ptr_value: nil),
+        MHD_OptionItem(option: MHD_OPTION.PER_IP_CONNECTION_LIMIT, value: limits.perIPConnectionLimit, ptr_value: nil),
+        MHD_OptionItem(option: MHD_OPTION.CONNECTION_MEMORY_LIMIT, value: limits.connectionMemoryBytes, ptr_value: nil),
+        MHD_OptionItem(
+          option: MHD_OPTION.NOTIFY_COMPLETED,
+          value: unsafeBitCast(requestCompletedCallback, to: Int.self), ptr_value: context),
+        MHD_OptionItem(option: MHD_OPTION.END, value: 0, ptr_value: nil),
+      ]
+      return uptake_mhd_start(flags, port, accessHandlerCallback, context, &options)
+    }
+    guard let started else { throw .cannotStart(listen) }
+    daemon = started
+    boundHost = host
+    boundPort = uptake_mhd_bound_port(started)
+  }
+
+  /// Stops accepting new connections; requests on open ones are answered
+  /// with 503 from now on, and those in flight finish.
+  public func quiesce() {
+    shuttingDown.store(true, ordering: .releasing)
+    if let daemon { _ = MHD_quiesce_daemon(daemon) }
+  }
+
+  /// True once `quiesce` was called; handlers may refuse new work.
+  public var isShuttingDown: Bool { shuttingDown.load(ordering: .acquiring) }
+
+  /// Requests received and not yet answered and sent.
+  public var requestsInFlight: Int { inFlight.load(ordering: .acquiring) }
+
+  /// Waits until every request in flight is answered, or the deadline passes.
+  public func drain(timeoutSeconds: Double) {
+    let deadline = Date().addingTimeInterval(timeoutSeconds)
+    while requestsInFlight > 0 && Date() < deadline { usleep(10_000) }
+  }
+
+  /// Closes every connection and stops the event-loop threads.
+  public func stop() {
+    if let daemon { MHD_stop_daemon(daemon) }
+    daemon = nil
+  }
+
+  // MARK: - libmicrohttpd callbacks
+
+  fileprivate func access(
+    _ connection: OpaquePointer, url: String, method: String,
+    upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
+    exchangeSlot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+  ) -> MHD_Result {
+    guard let slot = exchangeSlot.pointee else {
+      // First call: only the head has arrived.
+      let exchange = Exchange()
+      exchangeSlot.pointee = Unmanaged.passRetained(exchange).toOpaque()
+      inFlight.wrappingAdd(1, ordering: .relaxed)
+      let head = RequestHead(
+        method: method, path: url, query: Self.values(connection, MHD_ValueKind.GET_ARGUMENT_KIND),
+        headers: Self.values(connection, MHD_ValueKind.HEADER_KIND))
+      exchange.method = method
+      exchange.path = url
+      if isShuttingDown {
+        return send(APIError.unavailable("shutting down", retryAfterSeconds: 5).response, connection, exchange)
+      }
+      switch router.decide(head) {
+      case .refuse(let error):
+        return send(error.response, connection, exchange)
+      case .accept(let route, let request):
+        if let length = head.contentLength, length > limits.maxBodyBytes {
+          return send(Self.bodyTooLarge(limits).response, connection, exchange)
+        }
+        exchange.route = route
+        exchange.request = request
+        return MHD_Result.YES
+      }
+    }
+    let exchange = Unmanaged<Exchange>.fromOpaque(slot).takeUnretainedValue()
+    if uploadSize.pointee > 0 {
+      let count = uploadSize.pointee
+      uploadSize.pointee = 0
+      if exchange.responded { return MHD_Result.YES }  // refused already; discard the rest
+      guard exchange.body.count + count <= limits.maxBodyBytes else {
+        return send(Self.bodyTooLarge(limits).response, connection, exchange)
+      }
+      if let upload {
+        upload.withMemoryRebound(to: UInt8.self, capacity: count) {
+          exchange.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: count))
+        }
+      }
+      return MHD_Result.YES
+    }
+    if exchange.responded { return MHD_Result.YES }
+    if exchange.isWaiting {
+      guard let response = exchange.takeDeferredResponse() else { return MHD_Result.YES }
+      return send(response, connection, exchange)
+    }
+    guard let route = exchange.route, var request = exchange.request else {
+      return send(APIError.internalError.response, connection, exchange)
+    }
+    request.body = exchange.body
+    exchange.body = []
+    switch route.handler(request) {
+    case .respond(let response):
+      return send(response, connection, exchange)
+    case .deferred(let start):
+      exchange.isWaiting = true
+      // Suspend before starting the work, so the resume that follows its
+      // completion always finds the connection suspended.
+      MHD_suspend_connection(connection)
+      let handle = ConnectionHandle(connection: connection)
+      start { response in
+        exchange.setDeferredResponse(response)
+        MHD_resume_connection(handle.connection)
+      }
+      return MHD_Result.YES
+    }
+  }
+
+  fileprivate func completed(_ exchangeSlot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
+    guard let slot = exchangeSlot?.pointee else { return }
+    exchangeSlot?.pointee = nil
+    let exchange = Unmanaged<Exchange>.fromOpaque(slot).takeRetainedValue()
+    inFlight.wrappingSubtract(1, ordering: .relaxed)
+    onCompleted?(exchange.method, exchange.route.map { Self.label($0) } ?? "other", exchange.status)
+  }
+
+  private func send(_ response: Response, _ connection: OpaquePointer, _ exchange: Exchange)
+    -> MHD_Result
+  {
+    exchange.responded = true
+    exchange.status = response.status
+    let body = response.body
+    let mhdResponse = body.withUnsafeBytes { bytes in
+      MHD_create_response_from_buffer(
+        bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
+    }
+    guard let mhdResponse else { return MHD_Result.NO }
+    defer { MHD_destroy_response(mhdResponse) }
+    for (name, value) in response.headers {
+      MHD_add_response_header(mhdResponse, name, value)
+    }
+    if isShuttingDown { MHD_add_response_header(mhdResponse, "Connection", "close") }
+    return MHD_queue_response(connection, UInt32(response.status), mhdResponse)
+  }
+
+  private static func bodyTooLarge(_ limits: ServerLimits) -> APIError {
+    .payloadTooLarge("body over \(limits.maxBodyBytes) bytes")
+  }
+
+  private static func label(_ route: Route) -> String {
+    route.segments.joined(separator: "/")
+  }
+
+  /// Collects one kind of connection values (headers or query arguments).
+  private static func values(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> [String: String] {
+    var collected: [String: String] = [:]
+    withUnsafeMutablePointer(to: &collected) { pointer in
+      _ = MHD_get_connection_values(
+        connection, kind,
+        { context, _, key, value in
+          guard let context, let key else { return MHD_Result.YES }
+          let dictionary = context.assumingMemoryBound(to: [String: String].self)
+          dictionary.pointee[String(cString: key)] = value.map { String(cString: $0) } ?? ""
+          return MHD_Result.YES
+        }, pointer)
+    }
+    return collected
+  }
+}
+
+/// One request's state across libmicrohttpd's calls, kept in its `con_cls`
+/// and released in the completion callback.
+private final class Exchange: @unchecked Sendable {
+  var method = ""
+  var path = ""
+  var route: Route?
+  var request: Request?
+  var body: [UInt8] = []
+  var responded = false
+  var isWaiting = false
+  var status = 0
+  private let lock = NSLock()
+  private var deferredResponse: Response?
+
+  func setDeferredResponse(_ response: Response) {
+    lock.lock()
+    deferredResponse = response
+    lock.unlock()
+  }
+
+  func takeDeferredResponse() -> Response? {
+    lock.lock()
+    defer { lock.unlock() }
+    let response = deferredResponse
+    deferredResponse = nil
+    return response
+  }
+}
+
+/// A connection pointer carried to the thread that resumes it; libmicrohttpd
+/// allows MHD_resume_connection from any thread.
+private struct ConnectionHandle: @unchecked Sendable {
+  let connection: OpaquePointer
+}
+
+private let accessHandlerCallback: MHD_AccessHandlerCallback = {
+  context, connection, url, method, _, upload, uploadSize, exchangeSlot in
+  guard let context, let connection, let url, let method, let uploadSize, let exchangeSlot else {
+    return MHD_Result.NO
+  }
+  let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+  return server.access(
+    connection, url: String(cString: url), method: String(cString: method), upload: upload,
+    uploadSize: uploadSize, exchangeSlot: exchangeSlot)
+}
+
+private let requestCompletedCallback: MHD_RequestCompletedCallback = {
+  context, _, exchangeSlot, _ in
+  guard let context else { return }
+  Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().completed(exchangeSlot)
+}

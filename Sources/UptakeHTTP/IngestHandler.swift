@@ -1,0 +1,113 @@
+import Foundation
+import UptakeCore
+import UptakeStore
+
+/// `POST /v1/events`: decode and validate the batch on the request's thread,
+/// then hand the accepted events to the batch writer and answer once they are
+/// committed. Events are counted into `IngestMetrics` as they are decided.
+struct IngestHandler: Sendable {
+  /// The contract's cap on a gzip body once decoded.
+  static let maxDecodedBodyBytes = 8 << 20
+  /// Seconds a client should wait after a 503, long enough for a full queue
+  /// to drain or a disk to be freed, short enough to keep data flowing.
+  static let retryAfterSeconds = 2
+
+  let writer: BatchWriter
+  let decoder: EventBatchDecoder
+  let metrics: IngestMetrics
+  let clock: @Sendable () -> Int64
+
+  var route: Route {
+    Route("POST", "/v1/events", access: .ingestKey, admit: Self.admit) { request in
+      handle(request)
+    }
+  }
+
+  /// Refuses what the head already rules out: wrong media type or encoding.
+  static func admit(_ head: RequestHead) -> APIError? {
+    let mediaType = head.header("content-type")?
+      .split(separator: ";", maxSplits: 1).first?
+      .trimmingCharacters(in: .whitespaces).lowercased()
+    guard mediaType == "application/json" else {
+      return .unsupportedMediaType("Content-Type must be application/json")
+    }
+    if let encoding = head.header("content-encoding")?.trimmingCharacters(in: .whitespaces).lowercased(),
+      encoding != "gzip" && encoding != "identity" && !encoding.isEmpty
+    {
+      return .unsupportedMediaType("Content-Encoding must be gzip or identity")
+    }
+    return nil
+  }
+
+  func handle(_ request: Request) -> HandlerOutcome {
+    guard let app = request.app else { return .respond(APIError.unauthorized.response) }
+    var body = request.body
+    if request.head.header("content-encoding")?.trimmingCharacters(in: .whitespaces).lowercased() == "gzip" {
+      do throws(GzipDecoder.Failure) {
+        body = try GzipDecoder.decode(body, maxOutputBytes: Self.maxDecodedBodyBytes)
+      } catch .tooLarge {
+        return .respond(APIError.payloadTooLarge("body over \(Self.maxDecodedBodyBytes) bytes after gzip decoding").response)
+      } catch {
+        return .respond(APIError.badRequest("body is not valid gzip").response)
+      }
+    }
+    let receivedAtMs = clock()
+    let batch: DecodedBatch
+    do throws(BatchDecodingError) {
+      batch = try decoder.decode(body, receivedAtMs: receivedAtMs)
+    } catch {
+      switch error {
+      case .eventTooLarge(let index):
+        return .respond(APIError.payloadTooLarge("events[\(index)] is over 32 KiB").response)
+      case .badRequest(let message):
+        return .respond(APIError.badRequest(message).response)
+      }
+    }
+    metrics.rejected(batch.rejected)
+    guard !batch.events.isEmpty else {
+      return .respond(Self.answer(InsertOutcome(), batch.rejected))
+    }
+    let eventBatch = EventBatch(appNo: app.appNo, events: batch.events, receivedAtMs: receivedAtMs)
+    let rejected = batch.rejected
+    let writer = self.writer
+    let metrics = self.metrics
+    return .deferred { respond in
+      let queued = writer.submit(eventBatch) { result in
+        switch result {
+        case .success(let outcome):
+          metrics.stored(outcome)
+          respond(Self.answer(outcome, rejected))
+        case .failure(.overloaded):
+          respond(Self.overloaded.response)
+        case .failure(.unavailable):
+          respond(APIError.unavailable("storage cannot take writes", retryAfterSeconds: Self.retryAfterSeconds).response)
+        case .failure(.failed):
+          respond(APIError.internalError.response)
+        }
+      }
+      if !queued { respond(Self.overloaded.response) }
+    }
+  }
+
+  private static let overloaded = APIError.unavailable(
+    "ingest queue full or shutting down", retryAfterSeconds: retryAfterSeconds)
+
+  /// The contract's 200 body.
+  static func answer(_ outcome: InsertOutcome, _ rejected: [Rejection]) -> Response {
+    var writer = JSONWriter()
+    writer.beginObject()
+    writer.member("accepted", outcome.accepted)
+    writer.member("duplicates", outcome.duplicates)
+    writer.key("rejected")
+    writer.beginArray()
+    for rejection in rejected {
+      writer.beginObject()
+      writer.member("index", rejection.index)
+      writer.member("error", rejection.error)
+      writer.endObject()
+    }
+    writer.endArray()
+    writer.endObject()
+    return .json(writer)
+  }
+}

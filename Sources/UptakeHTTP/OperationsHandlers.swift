@@ -1,0 +1,26 @@
+import UptakeStore
+
+/// `/healthz`, `/readyz` and `/metrics`: open, for the operator's probes.
+struct OperationsHandlers: Sendable {
+  let writer: BatchWriter
+  let metrics: IngestMetrics
+  let isShuttingDown: @Sendable () -> Bool
+
+  var routes: [Route] {
+    [
+      Route("GET", "/healthz", access: .open) { _ in .respond(.text("ok\n")) },
+      Route("GET", "/readyz", access: .open) { _ in
+        guard writer.isAcceptingWrites && !isShuttingDown() else {
+          return .respond(APIError.unavailable("storage cannot take writes", retryAfterSeconds: 2).response)
+        }
+        return .respond(.text("ready\n"))
+      },
+      Route("GET", "/metrics", access: .open) { _ in
+        .respond(
+          .text(
+            metrics.exposition(queueDepth: writer.queueDepth, ready: writer.isAcceptingWrites),
+            contentType: "text/plain; version=0.0.4; charset=utf-8"))
+      },
+    ]
+  }
+}

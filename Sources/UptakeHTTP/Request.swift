@@ -1,0 +1,46 @@
+import UptakeStore
+
+/// What is known of a request before its body is read: enough to route it,
+/// authenticate it and refuse it early.
+public struct RequestHead: Sendable {
+  public var method: String
+  public var path: String
+  /// Query arguments, decoded; the last one wins when a name repeats.
+  public var query: [String: String]
+  /// Header values by lower-cased name.
+  public var headers: [String: String]
+
+  public init(
+    method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:]
+  ) {
+    self.method = method
+    self.path = path
+    self.query = query
+    self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }) { _, last in last }
+  }
+
+  public func header(_ name: String) -> String? { headers[name.lowercased()] }
+
+  /// The declared body length, when the client sent Content-Length.
+  public var contentLength: Int? { header("content-length").flatMap { Int($0) } }
+}
+
+/// A whole request as handlers see it: a plain value, so tests can call the
+/// router without a socket.
+public struct Request: Sendable {
+  public var head: RequestHead
+  public var body: [UInt8]
+  /// The `{parameters}` of the matched route, in order.
+  public var pathParameters: [String] = []
+  /// The app the request's key names, once authenticated.
+  public var app: AppRecord?
+
+  public init(head: RequestHead, body: [UInt8] = []) {
+    self.head = head
+    self.body = body
+  }
+
+  public var method: String { head.method }
+  public var path: String { head.path }
+  public func query(_ name: String) -> String? { head.query[name] }
+}

@@ -1,0 +1,56 @@
+import UptakeStore
+
+/// What a handler does with a request: answer now, or answer later from
+/// another thread (ingest answers once the batch writer has committed).
+public enum HandlerOutcome: Sendable {
+  case respond(Response)
+  /// The adapter parks the connection and calls `start` with a function that
+  /// sends the response; it may be called from any thread, exactly once.
+  case deferred(@Sendable (_ respond: @escaping @Sendable (Response) -> Void) -> Void)
+}
+
+public typealias Handler = @Sendable (Request) -> HandlerOutcome
+
+/// Which key a route needs.
+public enum Access: Sendable {
+  case open
+  case ingestKey
+  case readKey
+}
+
+/// One method and path pattern with its handler. `{name}` segments match one
+/// path segment each and arrive in `Request.pathParameters`.
+public struct Route: Sendable {
+  public let method: String
+  public let segments: [Substring]
+  public let access: Access
+  /// Refuses a request from its head alone, before the body is read
+  /// (content type, declared length); nil admits it.
+  public let admit: (@Sendable (RequestHead) -> APIError?)?
+  public let handler: Handler
+
+  public init(
+    _ method: String, _ pattern: String, access: Access,
+    admit: (@Sendable (RequestHead) -> APIError?)? = nil, handler: @escaping Handler
+  ) {
+    self.method = method
+    self.segments = pattern.split(separator: "/", omittingEmptySubsequences: false)
+    self.access = access
+    self.admit = admit
+    self.handler = handler
+  }
+
+  func match(_ pathSegments: [Substring]) -> [String]? {
+    guard pathSegments.count == segments.count else { return nil }
+    var parameters: [String] = []
+    for (pattern, segment) in zip(segments, pathSegments) {
+      if pattern.first == "{" {
+        guard !segment.isEmpty else { return nil }
+        parameters.append(String(segment))
+      } else if pattern != segment {
+        return nil
+      }
+    }
+    return parameters
+  }
+}

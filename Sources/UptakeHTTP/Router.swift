@@ -1,0 +1,87 @@
+import UptakeCore
+import UptakeStore
+
+/// Finds the route of a request and checks its key. Built once at start.
+public struct Router: Sendable {
+  /// The outcome of looking at a request's head.
+  public enum Decision: Sendable {
+    /// Go on: read the body, then call the handler with this request.
+    case accept(Route, Request)
+    case refuse(APIError)
+  }
+
+  private let routes: [Route]
+  private let keys: KeyDirectory?
+
+  public init(routes: [Route], keys: KeyDirectory?) {
+    self.routes = routes
+    self.keys = keys
+  }
+
+  /// Routes and authenticates a request from its head alone.
+  public func decide(_ head: RequestHead) -> Decision {
+    let pathSegments = head.path.split(separator: "/", omittingEmptySubsequences: false)
+    var allowed: [String] = []
+    for route in routes {
+      guard let parameters = route.match(pathSegments) else { continue }
+      guard route.method == head.method || (route.method == "GET" && head.method == "HEAD") else {
+        allowed.append(route.method)
+        continue
+      }
+      var request = Request(head: head)
+      request.pathParameters = parameters
+      switch authenticate(head, route.access) {
+      case .success(let app): request.app = app
+      case .failure(let error): return .refuse(error)
+      }
+      if let error = route.admit?(head) { return .refuse(error) }
+      return .accept(route, request)
+    }
+    return .refuse(allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: allowed))
+  }
+
+  /// Runs a request end to end without a socket: for tests and tools.
+  public func handle(_ request: Request) -> HandlerOutcome {
+    switch decide(request.head) {
+    case .refuse(let error):
+      return .respond(error.response)
+    case .accept(let route, var routed):
+      routed.body = request.body
+      return route.handler(routed)
+    }
+  }
+
+  private func authenticate(_ head: RequestHead, _ access: Access) -> Result<AppRecord?, APIError> {
+    let wanted: KeyKind
+    switch access {
+    case .open: return .success(nil)
+    case .ingestKey: wanted = .ingest
+    case .readKey: wanted = .read
+    }
+    guard let token = Self.presentedKey(head), let keys,
+      let resolved = keys.resolve(token), resolved.kind == wanted
+    else {
+      return .failure(.unauthorized)
+    }
+    return .success(resolved.app)
+  }
+
+  /// The key from `Authorization: Bearer …`, else from `X-Uptake-Key`.
+  static func presentedKey(_ head: RequestHead) -> String? {
+    if let authorization = head.header("authorization") {
+      let parts = authorization.split(separator: " ", maxSplits: 1)
+      if parts.count == 2, parts[0].lowercased() == "bearer" {
+        let token = parts[1].trimmingCharacters(in: " ")
+        if !token.isEmpty { return token }
+      }
+    }
+    if let key = head.header("x-uptake-key"), !key.isEmpty { return key }
+    return nil
+  }
+}
+
+extension Substring {
+  fileprivate func trimmingCharacters(in character: Character) -> String {
+    String(drop(while: { $0 == character }).reversed().drop(while: { $0 == character }).reversed())
+  }
+}

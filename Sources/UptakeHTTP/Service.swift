@@ -1,0 +1,91 @@
+import Foundation
+import UptakeCore
+import UptakeStore
+
+/// The whole daemon, wired: the store, the batch writer thread, the router
+/// and the HTTP server. `uptaked` parses flags and signals; this does the rest.
+public final class Service: @unchecked Sendable {
+  public struct Configuration: Sendable {
+    public var databasePath = "./uptake.db"
+    public var listen = "127.0.0.1:8080"
+    public var serverLimits = ServerLimits()
+    public var writerLimits = BatchWriter.Limits()
+    public var ingestLimits = IngestLimits()
+    /// Read connections for reports: one per server thread keeps reports
+    /// from waiting on each other.
+    public var readConnections = 4
+
+    public init() {}
+  }
+
+  public let configuration: Configuration
+  public let server: HTTPServer
+  public let writer: BatchWriter
+  public let metrics = IngestMetrics()
+  /// Keys of the default app when this start created it, to show once.
+  public let createdDefaultApp: NewAppKeys?
+  private var writerThread: Thread?
+  private let writerDone = DispatchSemaphore(value: 0)
+
+  /// Opens (creating and migrating) the database and builds every part.
+  public init(configuration: Configuration) throws {
+    self.configuration = configuration
+    let path = configuration.databasePath
+    let writeConnection = try Database(path: path)
+    try Migrator.migrate(writeConnection)
+    createdDefaultApp = try AppRegistry.addDefaultIfEmpty(
+      in: writeConnection, nowMs: Self.nowMs())
+    let keys = try KeyDirectory(database: try Database(path: path, create: false))
+    let pool = try ConnectionPool(path: path, size: configuration.readConnections)
+    writer = BatchWriter(database: writeConnection, limits: configuration.writerLimits)
+
+    let clock: @Sendable () -> Int64 = { Service.nowMs() }
+    let ingest = IngestHandler(
+      writer: writer, decoder: EventBatchDecoder(limits: configuration.ingestLimits),
+      metrics: metrics, clock: clock)
+    let reports = ReportHandlers(pool: pool, clock: clock)
+    let serverBox = ServerBox()
+    let operations = OperationsHandlers(
+      writer: writer, metrics: metrics, isShuttingDown: { serverBox.server?.isShuttingDown ?? false })
+    let router = Router(
+      routes: [ingest.route] + reports.routes + operations.routes, keys: keys)
+    let metrics = self.metrics
+    server = HTTPServer(router: router, limits: configuration.serverLimits) { method, route, status in
+      metrics.requestCompleted(method: method, route: route, status: status)
+    }
+    serverBox.server = server
+  }
+
+  /// Starts the writer thread and the HTTP server.
+  public func start() throws {
+    let writer = self.writer
+    let done = writerDone
+    let thread = Thread {
+      writer.run()
+      done.signal()
+    }
+    thread.name = "uptake-writer"
+    thread.start()
+    writerThread = thread
+    try server.start(listen: configuration.listen)
+  }
+
+  /// The orderly stop, in reverse order of start: stop accepting, answer what
+  /// is in flight, then let the writer commit the last batches and exit.
+  public func shutdown(drainSeconds: Double = 10) {
+    server.quiesce()
+    server.drain(timeoutSeconds: drainSeconds)
+    server.stop()
+    writer.stop()
+    writerDone.wait()
+  }
+
+  static func nowMs() -> Int64 {
+    Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+  }
+}
+
+/// Lets a handler built before the server ask the server for its state.
+private final class ServerBox: @unchecked Sendable {
+  var server: HTTPServer?
+}

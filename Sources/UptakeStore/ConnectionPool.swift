@@ -1,0 +1,32 @@
+import Foundation
+
+/// Read connections shared by the request threads. Each connection is used by
+/// one thread at a time; a request takes one, runs its queries, returns it.
+public final class ConnectionPool: @unchecked Sendable {
+  private let condition = NSCondition()
+  private var idle: [Database]
+
+  /// Opens `size` connections to the file at `path`.
+  public init(path: String, size: Int) throws(StoreError) {
+    var connections: [Database] = []
+    for _ in 0..<max(1, size) {
+      connections.append(try Database(path: path, create: false))
+    }
+    idle = connections
+  }
+
+  /// Runs `body` with a connection of its own, waiting for one if all are busy.
+  public func withConnection<T>(_ body: (Database) throws(StoreError) -> T) throws(StoreError) -> T {
+    condition.lock()
+    while idle.isEmpty { condition.wait() }
+    let database = idle.removeLast()
+    condition.unlock()
+    defer {
+      condition.lock()
+      idle.append(database)
+      condition.signal()
+      condition.unlock()
+    }
+    return try body(database)
+  }
+}

@@ -1,0 +1,138 @@
+import CSQLite
+import Foundation
+
+/// One SQLite connection. It owns its handle, closes it in `deinit`, and must
+/// be used by one thread at a time: the batch writer owns one, every reader
+/// takes one from a `ConnectionPool`.
+public final class Database {
+  let handle: OpaquePointer
+  public let path: String
+  private var statementCache: [String: Statement] = [:]
+
+  /// Opens (creating it when `create` is true) the file at `path` and applies
+  /// the pragmas every connection needs.
+  public init(path: String, create: Bool = true, readOnly: Bool = false) throws(StoreError) {
+    var handle: OpaquePointer?
+    var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+    if readOnly {
+      flags |= SQLITE_OPEN_READONLY
+    } else {
+      flags |= SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0)
+    }
+    let code = sqlite3_open_v2(path, &handle, flags, nil)
+    guard code == SQLITE_OK, let handle else {
+      let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+      sqlite3_close_v2(handle)
+      throw .sqlite(code: code, message: message, sql: nil)
+    }
+    self.handle = handle
+    self.path = path
+    try configure()
+  }
+
+  deinit {
+    statementCache.removeAll()
+    sqlite3_close_v2(handle)
+  }
+
+  private func configure() throws(StoreError) {
+    // A writer holding the lock (the daemon's batch writer, an import) blocks
+    // others only for one transaction; waiting 5 s rides that out instead of
+    // failing a CLI command or a report with SQLITE_BUSY.
+    try check(sqlite3_busy_timeout(handle, 5000), sql: nil)
+    // WAL lets reports read while the writer commits, and turns each commit
+    // into one sequential append. The mode is stored in the file, so setting
+    // it on every open is cheap after the first time.
+    try execute("PRAGMA journal_mode = WAL")
+    // In WAL mode NORMAL still never corrupts the database; it syncs at
+    // checkpoints rather than at every commit. We need FULL: a 200 on ingest
+    // promises the events survive a power cut, so each commit is fsynced.
+    try execute("PRAGMA synchronous = FULL")
+    // The schema uses no foreign keys; keep the check off explicitly so an
+    // accidental REFERENCES clause cannot slow the ingest path.
+    try execute("PRAGMA foreign_keys = OFF")
+    // 32 MiB of page cache per connection keeps the hot B-tree pages (the end
+    // of events, the dedup index's inner pages) in memory; the readers'
+    // connections are few, so the total stays inside the memory budget.
+    try execute("PRAGMA cache_size = -32768")
+    // Sorting and temporary B-trees of reports stay in memory.
+    try execute("PRAGMA temp_store = MEMORY")
+  }
+
+  /// Runs SQL that returns no rows (may hold several statements).
+  public func execute(_ sql: String) throws(StoreError) {
+    var errorMessage: UnsafeMutablePointer<CChar>?
+    let code = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
+    if code != SQLITE_OK {
+      let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+      sqlite3_free(errorMessage)
+      throw .sqlite(code: code, message: message, sql: sql)
+    }
+  }
+
+  /// A prepared statement for `sql`, prepared once per connection and reused.
+  public func statement(_ sql: String) throws(StoreError) -> Statement {
+    if let cached = statementCache[sql] {
+      cached.reset()
+      return cached
+    }
+    let statement = try Statement(database: self, sql: sql)
+    statementCache[sql] = statement
+    return statement
+  }
+
+  /// Runs `body` in a transaction; BEGIN IMMEDIATE takes the write lock at
+  /// once, so a busy database fails here rather than halfway through.
+  public func write<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+    try execute("BEGIN IMMEDIATE")
+    do {
+      let result = try body()
+      try execute("COMMIT")
+      return result
+    } catch {
+      rollbackQuietly()
+      throw error
+    }
+  }
+
+  /// Runs `body` in a read transaction, so every query sees one snapshot.
+  public func read<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+    try execute("BEGIN")
+    do {
+      let result = try body()
+      try execute("COMMIT")
+      return result
+    } catch {
+      rollbackQuietly()
+      throw error
+    }
+  }
+
+  /// Ends a failed transaction. A ROLLBACK can itself fail (the transaction
+  /// may already be gone after a disk-full error); that changes nothing for
+  /// the caller, who reports the original error.
+  func rollbackQuietly() {
+    if sqlite3_get_autocommit(handle) == 0 {
+      sqlite3_exec(handle, "ROLLBACK", nil, nil, nil)
+    }
+  }
+
+  /// The rowid of the last row inserted on this connection.
+  public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+  /// Rows changed by the last statement.
+  public var changes: Int { Int(sqlite3_changes(handle)) }
+
+  /// A single integer from a query such as `PRAGMA data_version`.
+  public func scalarInt(_ sql: String) throws(StoreError) -> Int64? {
+    let statement = try statement(sql)
+    guard try statement.step() else { return nil }
+    return statement.isNull(0) ? nil : statement.int64(0)
+  }
+
+  func check(_ code: Int32, sql: String?) throws(StoreError) {
+    guard code == SQLITE_OK || code == SQLITE_DONE || code == SQLITE_ROW else {
+      throw .sqlite(code: code, message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+    }
+  }
+}

@@ -1,0 +1,47 @@
+import UptakeCore
+
+/// One update's line in `GET /v1/updates`.
+public struct UpdateSummary: Sendable, Equatable {
+  public let updateId: String
+  public let firstSeenMs: Int64
+  public let lastSeenMs: Int64
+  /// Event counts, indexed by `Action.rawValue`.
+  public let events: [Int]
+}
+
+/// Events and distinct installs of one action.
+public struct ActionCounts: Sendable, Equatable {
+  public var events = 0
+  public var installs = 0
+}
+
+/// One update in detail, for `GET /v1/updates/{updateId}`.
+public struct UpdateDetail: Sendable, Equatable {
+  public let updateId: String
+  /// Indexed by `Action.rawValue`.
+  public let actions: [ActionCounts]
+  /// Per date with events: the day number and event counts by action.
+  public let days: [(day: Int64, events: [Int])]
+
+  /// Installs with `action` over installs with an impression; nil when no
+  /// install saw the prompt.
+  public func rate(_ action: Action) -> Double? {
+    let shown = actions[Action.impression.rawValue].installs
+    guard shown > 0 else { return nil }
+    return Double(actions[action.rawValue].installs) / Double(shown)
+  }
+
+  public static func == (lhs: UpdateDetail, rhs: UpdateDetail) -> Bool {
+    lhs.updateId == rhs.updateId && lhs.actions == rhs.actions
+      && lhs.days.map(\.day) == rhs.days.map(\.day)
+      && lhs.days.map(\.events) == rhs.days.map(\.events)
+  }
+}
+
+/// One row of a grouped report: the key values in the order asked for (nil
+/// where the events had no value, such as a missing platform), then counts.
+public struct GroupedRow: Sendable, Equatable {
+  public let keys: [String?]
+  public let events: Int
+  public let installs: Int
+}

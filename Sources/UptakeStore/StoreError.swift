@@ -1,0 +1,43 @@
+import CSQLite
+
+/// A failure of the store. SQLite failures carry the result code, SQLite's
+/// message and the SQL, never the bound values (they may be user data).
+public enum StoreError: Error, Sendable, CustomStringConvertible {
+  case sqlite(code: Int32, message: String, sql: String?)
+  case migration(name: String, message: String)
+  case notFound(String)
+  case conflict(String)
+
+  /// True when the database cannot take writes right now, but may later:
+  /// disk full, read-only, locked by another process, or an I/O error.
+  public var isUnavailable: Bool {
+    guard case .sqlite(let code, _, _) = self else { return false }
+    switch code & 0xFF {
+    case SQLITE_FULL, SQLITE_READONLY, SQLITE_BUSY, SQLITE_LOCKED, SQLITE_IOERR, SQLITE_CANTOPEN,
+      SQLITE_NOMEM:
+      return true
+    default:
+      return false
+    }
+  }
+
+  /// The primary SQLite result code, when this is a SQLite failure.
+  public var sqliteCode: Int32? {
+    if case .sqlite(let code, _, _) = self { return code & 0xFF }
+    return nil
+  }
+
+  public var description: String {
+    switch self {
+    case .sqlite(let code, let message, let sql):
+      if let sql { return "SQLite error \(code): \(message) (in: \(sql))" }
+      return "SQLite error \(code): \(message)"
+    case .migration(let name, let message):
+      return "migration \(name) failed: \(message)"
+    case .notFound(let what):
+      return "\(what) not found"
+    case .conflict(let what):
+      return what
+    }
+  }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import UptakeHTTP
+
+/// `uptaked`'s flags, each with its environment variable.
+struct DaemonOptions {
+  static let usage = """
+    usage: uptaked [--db PATH] [--listen HOST:PORT]
+
+    Receives update-prompt events over HTTP, stores them in SQLite, serves reports.
+
+    options:
+      --db PATH            SQLite file, created and migrated at start
+                           (env UPTAKE_DB, default ./uptake.db)
+      --listen HOST:PORT   address to serve; port 0 picks a free port
+                           (env UPTAKE_LISTEN, default 127.0.0.1:8080)
+      --threads N          HTTP event-loop threads (default 2)
+      --connection-timeout SECONDS
+                           close idle connections after this (default 30)
+      --max-connections N  connections open at once (default 8192)
+      --max-connections-per-ip N
+                           connections from one address (default 0: no limit)
+      --max-queued-events N
+                           events waiting for the writer before ingest answers
+                           503 (default 100000)
+      --log-level LEVEL    debug, info, warning or error (default info)
+      -h, --help           show this help
+    """
+
+  var configuration = Service.Configuration()
+  var logLevel = "info"
+
+  struct UsageError: Error {
+    let message: String
+  }
+
+  static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> DaemonOptions? {
+    var options = DaemonOptions()
+    if let db = environment["UPTAKE_DB"], !db.isEmpty { options.configuration.databasePath = db }
+    if let listen = environment["UPTAKE_LISTEN"], !listen.isEmpty { options.configuration.listen = listen }
+    var remaining = arguments[...]
+    func value(_ flag: String) throws(UsageError) -> String {
+      guard let next = remaining.popFirst() else { throw UsageError(message: "\(flag) needs a value") }
+      return next
+    }
+    func number(_ flag: String) throws(UsageError) -> Int {
+      let text = try value(flag)
+      guard let number = Int(text), number >= 0 else {
+        throw UsageError(message: "\(flag) needs a whole number, not \"\(text)\"")
+      }
+      return number
+    }
+    while let argument = remaining.popFirst() {
+      switch argument {
+      case "-h", "--help": return nil
+      case "--db": options.configuration.databasePath = try value(argument)
+      case "--listen": options.configuration.listen = try value(argument)
+      case "--threads": options.configuration.serverLimits.threads = max(1, try number(argument))
+      case "--connection-timeout": options.configuration.serverLimits.connectionTimeoutSeconds = try number(argument)
+      case "--max-connections": options.configuration.serverLimits.connectionLimit = try number(argument)
+      case "--max-connections-per-ip": options.configuration.serverLimits.perIPConnectionLimit = try number(argument)
+      case "--max-queued-events": options.configuration.writerLimits.maxQueuedEvents = max(1, try number(argument))
+      case "--log-level":
+        options.logLevel = try value(argument)
+        guard ["debug", "info", "warning", "error"].contains(options.logLevel) else {
+          throw UsageError(message: "--log-level must be debug, info, warning or error")
+        }
+      default:
+        throw UsageError(message: "unknown option \(argument)")
+      }
+    }
+    return options
+  }
+}
