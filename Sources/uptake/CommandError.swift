@@ -1,0 +1,37 @@
+import UptakeStore
+
+/// A failed command, with the exit code the contract gives it.
+struct CommandError: Error {
+  let message: String
+  let exitCode: Int32
+  /// Usage errors print the command's help after the message.
+  var showsHelp = false
+
+  static func usage(_ message: String) -> CommandError {
+    CommandError(message: message, exitCode: ExitCode.usage, showsHelp: true)
+  }
+
+  static func data(_ message: String) -> CommandError {
+    CommandError(message: message, exitCode: ExitCode.dataError)
+  }
+
+  /// Maps a store failure: a busy or full database is "unavailable", an
+  /// unknown app is bad input, anything else an I/O error.
+  static func store(_ error: StoreError) -> CommandError {
+    if error.isUnavailable { return CommandError(message: error.description, exitCode: ExitCode.unavailable) }
+    switch error {
+    case .notFound, .conflict: return CommandError(message: error.description, exitCode: ExitCode.dataError)
+    default: return CommandError(message: error.description, exitCode: ExitCode.ioError)
+    }
+  }
+}
+
+/// The contract's exit codes (BSD sysexits).
+enum ExitCode {
+  static let ok: Int32 = 0
+  static let usage: Int32 = 64
+  static let dataError: Int32 = 65
+  static let noInput: Int32 = 66
+  static let unavailable: Int32 = 69
+  static let ioError: Int32 = 74
+}
