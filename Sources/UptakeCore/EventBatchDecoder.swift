@@ -85,9 +85,9 @@ public struct EventBatchDecoder: Sendable {
   }
 
   /// Decodes `body`; events without a timestamp get `receivedAtMs`.
-  public func decode(_ body: UnsafeRawBufferPointer, receivedAtMs: Int64) throws(
-    BatchDecodingError
-  ) -> DecodedBatch {
+  public func decode(_ body: UnsafeRawBufferPointer, receivedAtMs: Int64) throws(BatchDecodingError)
+    -> DecodedBatch
+  {
     var reader = JSONReader(bytes: body, maxDepth: limits.maxDepth)
     var batch = DecodedBatch(events: [], eventIndexes: [], rejected: [], total: 0)
     var sawEvents = false

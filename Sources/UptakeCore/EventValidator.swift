@@ -24,8 +24,9 @@ public struct EventValidator: Sendable {
 
   /// Returns the event, or an error message in the contract's form "field: message", e.g.
   /// `action: unknown value "clicked"`.
-  public func validate(_ value: JSONValue, receivedAtMs: Int64) -> Result<Event, EventValidationError>
-  {
+  public func validate(_ value: JSONValue, receivedAtMs: Int64) -> Result<
+    Event, EventValidationError
+  > {
     guard case .object(let members) = value else {
       return .failure(EventValidationError("event: not an object"))
     }
@@ -109,7 +110,9 @@ public struct EventValidator: Sendable {
     return value
   }
 
-  private func string(_ value: JSONValue, field: StaticString) throws(EventValidationError) -> String {
+  private func string(_ value: JSONValue, field: StaticString) throws(EventValidationError)
+    -> String
+  {
     guard case .string(let text) = value else {
       throw EventValidationError("\(field): must be a string")
     }
@@ -204,7 +207,8 @@ public struct EventValidator: Sendable {
     return ms
   }
 
-  private func checkLength(_ text: String, field: StaticString, max: Int) throws(EventValidationError)
+  private func checkLength(_ text: String, field: StaticString, max: Int)
+    throws(EventValidationError)
   {
     let utf8 = text.utf8
     // A string of at most `max` bytes has at most `max` scalars, which spares

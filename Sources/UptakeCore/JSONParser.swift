@@ -21,7 +21,8 @@ public struct JSONParser: Sendable {
   /// Parses a whole document; only whitespace may follow the value.
   public func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSONValue {
     // withUnsafeBytes only rethrows untyped errors, so carry the result out.
-    try bytes.withUnsafeBytes { raw in Result { () throws(JSONParseError) in try parse(raw) } }.get()
+    try bytes.withUnsafeBytes { raw in Result { () throws(JSONParseError) in try parse(raw) } }
+      .get()
   }
 }
 

@@ -335,7 +335,8 @@ struct JSONReader {
     let byte = bytes[position]
     let shown =
       (0x21...0x7E).contains(byte)
-      ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x\(String(byte, radix: 16, uppercase: true))"
+      ? "'\(Character(Unicode.Scalar(byte)))'"
+      : "byte 0x\(String(byte, radix: 16, uppercase: true))"
     return JSONParseError(message: "unexpected \(shown) \(context)", offset: position)
   }
 }

@@ -46,7 +46,9 @@ public struct JSONNumber: Sendable, Equatable {
 
   /// True when the literal has neither a fraction nor an exponent.
   public var isInteger: Bool {
-    !text.utf8.contains { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }
+    !text.utf8.contains {
+      $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E")
+    }
   }
 
   /// The nearest `Double`, or nil when the literal is outside its range.

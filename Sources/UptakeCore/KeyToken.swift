@@ -42,7 +42,7 @@ public enum KeyToken {
     return CRYPTO_memcmp(a, b, a.count) == 0
   }
 
-  private static func base64URL(_ bytes: [UInt8]) -> String {
+  static func base64URL(_ bytes: [UInt8]) -> String {
     let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
     var out: [UInt8] = []
     out.reserveCapacity((bytes.count * 4 + 2) / 3)

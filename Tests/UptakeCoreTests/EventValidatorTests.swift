@@ -9,7 +9,9 @@ private let day: Int64 = 86_400_000
 
 private let required = #""updateId":"u1","action":"impression","appVersion":"2.0""#
 
-private func validate(_ json: String, receivedAtMs: Int64 = now) -> Result<Event, EventValidationError> {
+private func validate(_ json: String, receivedAtMs: Int64 = now) -> Result<
+  Event, EventValidationError
+> {
   let value: JSONValue
   do {
     value = try JSONParser().parse(Array(json.utf8))
@@ -189,8 +191,9 @@ private func quoted(_ text: String) -> String {
     #expect(message(json("\"\"")) == "\(field): must be 1 to 32 characters")
     #expect(message(json("\"\(longest)1\"")) == "\(field): must be 1 to 32 characters")
     #expect(message(json("\"\(wide)β\"")) == "\(field): must be 1 to 32 characters")
-    for control in [#""2.0\n""#, #""\u00002""#, #""2\t0""#, #""2\u007f""#, #""2\u0085""#, #""\u009f""#]
-    {
+    for control in [
+      #""2.0\n""#, #""\u00002""#, #""2\t0""#, #""2\u007f""#, #""2\u0085""#, #""\u009f""#,
+    ] {
       #expect(
         message(json(control)) == "\(field): must not contain control characters", "\(control)")
     }

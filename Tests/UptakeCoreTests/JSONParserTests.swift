@@ -137,20 +137,21 @@ private func number(_ text: String) -> JSONValue { .number(JSONNumber(text: text
     #expect(try parse("{\"ключ\": \"значение\"}")["ключ"] == .string("значение"))
   }
 
-  @Test(arguments: [
-    [0x80],  // continuation byte without a lead
-    [0xC0, 0xAF],  // overlong "/"
-    [0xC1, 0xBF],  // overlong
-    [0xE0, 0x80, 0xAF],  // overlong
-    [0xF0, 0x80, 0x80, 0xAF],  // overlong
-    [0xED, 0xA0, 0x80],  // encoded high surrogate U+D800
-    [0xED, 0xBF, 0xBF],  // encoded low surrogate U+DFFF
-    [0xF4, 0x90, 0x80, 0x80],  // U+110000
-    [0xF5, 0x80, 0x80, 0x80],  // no such lead byte
-    [0xFF],
-    [0xE2, 0x82],  // truncated by the closing quote
-    [0xC3, 0x41],  // lead byte followed by ASCII
-  ] as [[UInt8]])
+  @Test(
+    arguments: [
+      [0x80],  // continuation byte without a lead
+      [0xC0, 0xAF],  // overlong "/"
+      [0xC1, 0xBF],  // overlong
+      [0xE0, 0x80, 0xAF],  // overlong
+      [0xF0, 0x80, 0x80, 0xAF],  // overlong
+      [0xED, 0xA0, 0x80],  // encoded high surrogate U+D800
+      [0xED, 0xBF, 0xBF],  // encoded low surrogate U+DFFF
+      [0xF4, 0x90, 0x80, 0x80],  // U+110000
+      [0xF5, 0x80, 0x80, 0x80],  // no such lead byte
+      [0xFF],
+      [0xE2, 0x82],  // truncated by the closing quote
+      [0xC3, 0x41],  // lead byte followed by ASCII
+    ] as [[UInt8]])
   func invalidUTF8IsRejectedWithItsOffset(bad: [UInt8]) {
     let bytes: [UInt8] = [0x22, 0x61, 0x62] + bad + [0x22]
     #expect(error(bytes: bytes) == JSONParseError(message: "invalid UTF-8", offset: 3))
@@ -177,8 +178,12 @@ private func number(_ text: String) -> JSONValue { .number(JSONNumber(text: text
   }
 
   @Test func errorsNameTheOffendingByte() {
-    #expect(error("[1,]") == JSONParseError(message: "unexpected ']' where a value should start", offset: 3))
-    #expect(error("{\"a\":1} x") == JSONParseError(message: "unexpected 'x' after the JSON value", offset: 8))
+    #expect(
+      error("[1,]")
+        == JSONParseError(message: "unexpected ']' where a value should start", offset: 3))
+    #expect(
+      error("{\"a\":1} x")
+        == JSONParseError(message: "unexpected 'x' after the JSON value", offset: 8))
     #expect(error("[1") == JSONParseError(message: "unexpected end of input", offset: 2))
     #expect(error("\"abc") == JSONParseError(message: "unterminated string", offset: 0))
   }

@@ -1,0 +1,33 @@
+# The two commands of the quick start: `make run` and `make test`.
+# Both install missing Debian packages first (tools/install-deps).
+
+DB ?= ./uptake.db
+LISTEN ?= 127.0.0.1:8080
+SWIFT ?= swift
+
+.PHONY: run test build release deps format lint clean
+
+run: release
+	.build/release/uptaked --db $(DB) --listen $(LISTEN)
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+deps:
+	@tools/install-deps
+
+format:
+	$(SWIFT) format -i -r Sources Tests Plugins Package.swift
+
+lint:
+	$(SWIFT) format lint -r Sources Tests Plugins Package.swift
+
+clean:
+	rm -rf .build

@@ -1,0 +1,59 @@
+-- wrk script: POST /v1/events with EVENTS_PER_REQUEST events (default 1),
+-- each with a fresh random UUIDv4 id, so every event is new to the dedup
+-- index. The ingest key comes from UPTAKE_INGEST_KEY.
+--   wrk -t2 -c64 -d10s -s tools/wrk/events.lua http://127.0.0.1:8080
+local key = os.getenv("UPTAKE_INGEST_KEY") or error("set UPTAKE_INGEST_KEY")
+local per_request = tonumber(os.getenv("EVENTS_PER_REQUEST") or "1")
+local actions = { "impression", "impression", "impression", "download", "later", "ignore" }
+
+local counter = 0
+
+function setup(thread)
+  counter = counter + 1
+  thread:set("thread_id", counter)
+end
+
+function init(args)
+  math.randomseed(os.time() * 1000 + (thread_id or 0))
+  wrk.method = "POST"
+  wrk.path = "/v1/events"
+  wrk.headers["Content-Type"] = "application/json"
+  wrk.headers["Authorization"] = "Bearer " .. key
+end
+
+local function uuid4()
+  local r = math.random
+  return string.format("%08x-%04x-4%03x-%04x-%04x%08x",
+    r(0, 0xffffffff), r(0, 0xffff), r(0, 0xfff), r(0, 0x3fff) + 0x8000,
+    r(0, 0xffff), r(0, 0xffffffff))
+end
+
+local function event()
+  return string.format(
+    '{"id":"%s","updateId":"782000001589%03d","action":"%s","appVersion":"2.%d.0",' ..
+    '"installId":"%08x","platform":"ios","osVersion":"17.%d"}',
+    uuid4(), math.random(0, 99), actions[math.random(1, #actions)], math.random(0, 12),
+    math.random(0, 999999), math.random(0, 5))
+end
+
+function request()
+  local events = {}
+  for i = 1, per_request do events[i] = event() end
+  return wrk.format(nil, nil, nil, '{"events":[' .. table.concat(events, ",") .. ']}')
+end
+
+local non_2xx = 0
+function response(status, headers, body)
+  if status ~= 200 then non_2xx = non_2xx + 1 end
+end
+
+function done(summary, latency, requests)
+  local seconds = summary.duration / 1e6
+  io.write(string.format("requests/s: %.0f\n", summary.requests / seconds))
+  io.write(string.format("events/s: %.0f\n", summary.requests * per_request / seconds))
+  io.write(string.format("latency p50: %.2f ms  p99: %.2f ms\n",
+    latency:percentile(50) / 1000, latency:percentile(99) / 1000))
+  io.write(string.format("non-2xx or socket errors: %d\n",
+    summary.errors.status + summary.errors.connect + summary.errors.read +
+    summary.errors.write + summary.errors.timeout))
+end
