@@ -16,10 +16,7 @@ public enum Timestamp {
   /// millisecond, truncated beyond), into epoch milliseconds UTC. Returns nil
   /// for anything else, impossible dates and times included.
   public static func parseRFC3339(_ text: String) -> Int64? {
-    if let result = text.utf8.withContiguousStorageIfAvailable({ parseRFC3339(bytes: $0) }) {
-      return result
-    }
-    return Array(text.utf8).withUnsafeBufferPointer { parseRFC3339(bytes: $0) }
+    withUTF8(text) { parseRFC3339(bytes: $0) }
   }
 
   static func parseRFC3339(bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
@@ -100,9 +97,8 @@ public enum Timestamp {
   /// Parses exactly `YYYY-MM-DD` naming a real calendar date into its day
   /// number, or returns nil.
   public static func parseDate(_ text: String) -> Int64? {
-    let bytes = Array(text.utf8)
-    guard bytes.count == 10 else { return nil }
-    return bytes.withUnsafeBufferPointer { parseDate(bytes: $0) }
+    guard text.utf8.count == 10 else { return nil }
+    return withUTF8(text) { parseDate(bytes: $0) }
   }
 
   /// Formats a day number as `YYYY-MM-DD`.
@@ -111,6 +107,13 @@ public enum Timestamp {
     out.reserveCapacity(10)
     appendDate(dayNumber, to: &out)
     return String(decoding: out, as: UTF8.self)
+  }
+
+  /// Runs `body` on the string's UTF-8 bytes, without copying them when the
+  /// string stores them contiguously (as every native string does).
+  private static func withUTF8<R>(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+    if let result = text.utf8.withContiguousStorageIfAvailable(body) { return result }
+    return Array(text.utf8).withUnsafeBufferPointer(body)
   }
 
   /// Reads the `YYYY-MM-DD` in the first 10 bytes.

@@ -55,16 +55,20 @@ public struct Version: Sendable, Comparable, Hashable, CustomStringConvertible {
     self.prerelease = Version.prereleaseIdentifiers(bytes[i...])
   }
 
+  /// The version as written.
   public var description: String { text }
 
+  /// Version order, as described on the type.
   public static func < (lhs: Version, rhs: Version) -> Bool {
     compare(lhs, rhs) < 0
   }
 
+  /// Equal in version order, which may differ from equal text: `2.0` == `2.0.0`.
   public static func == (lhs: Version, rhs: Version) -> Bool {
     lhs.core == rhs.core && lhs.prerelease == rhs.prerelease
   }
 
+  /// Hashes the normalised form, so versions equal in order hash alike.
   public func hash(into hasher: inout Hasher) {
     hasher.combine(core)
     hasher.combine(prerelease)
