@@ -24,18 +24,32 @@ public struct Logger: Sendable {
     self.minimumLevel = minimumLevel
   }
 
-  public func log(_ level: Level, _ message: StaticString, _ metadata: KeyValuePairs<String, String> = [:]) {
+  public func log(
+    _ level: Level, _ message: StaticString, _ metadata: KeyValuePairs<String, String> = [:]
+  ) {
     guard level >= minimumLevel else { return }
-    var line = "ts=\(Timestamp.formatRFC3339(Int64(Date().timeIntervalSince1970 * 1000))) level=\(level.name) msg=\"\(message)\""
+    var line =
+      "ts=\(Timestamp.formatRFC3339(Int64(Date().timeIntervalSince1970 * 1000))) level=\(level.name) msg=\"\(message)\""
     for (key, value) in metadata {
-      line += " \(key)=" + (value.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" }) ? "\"\(value.replacingOccurrences(of: "\"", with: "\\\""))\"" : value)
+      line +=
+        " \(key)="
+        + (value.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" })
+          ? "\"\(value.replacingOccurrences(of: "\"", with: "\\\""))\"" : value)
     }
     line += "\n"
     FileHandle.standardError.write(Data(line.utf8))
   }
 
-  public func debug(_ message: StaticString, _ metadata: KeyValuePairs<String, String> = [:]) { log(.debug, message, metadata) }
-  public func info(_ message: StaticString, _ metadata: KeyValuePairs<String, String> = [:]) { log(.info, message, metadata) }
-  public func warning(_ message: StaticString, _ metadata: KeyValuePairs<String, String> = [:]) { log(.warning, message, metadata) }
-  public func error(_ message: StaticString, _ metadata: KeyValuePairs<String, String> = [:]) { log(.error, message, metadata) }
+  public func debug(_ message: StaticString, _ metadata: KeyValuePairs<String, String> = [:]) {
+    log(.debug, message, metadata)
+  }
+  public func info(_ message: StaticString, _ metadata: KeyValuePairs<String, String> = [:]) {
+    log(.info, message, metadata)
+  }
+  public func warning(_ message: StaticString, _ metadata: KeyValuePairs<String, String> = [:]) {
+    log(.warning, message, metadata)
+  }
+  public func error(_ message: StaticString, _ metadata: KeyValuePairs<String, String> = [:]) {
+    log(.error, message, metadata)
+  }
 }

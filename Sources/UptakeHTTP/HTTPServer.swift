@@ -41,11 +41,14 @@ public final class HTTPServer: @unchecked Sendable {
 
   /// Binds `HOST:PORT` (port 0 picks a free port) and starts serving.
   public func start(listen: String) throws(StartError) {
-    guard let colon = listen.lastIndex(of: ":"), let port = UInt16(listen[listen.index(after: colon)...])
+    guard let colon = listen.lastIndex(of: ":"),
+      let port = UInt16(listen[listen.index(after: colon)...])
     else { throw .badListenAddress(listen) }
     var host = String(listen[..<colon])
     if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-    guard var address = SocketAddress(host: host, port: port) else { throw .badListenAddress(listen) }
+    guard var address = SocketAddress(host: host, port: port) else {
+      throw .badListenAddress(listen)
+    }
 
     let context = Unmanaged.passUnretained(self).toOpaque()
     var flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue)
@@ -53,12 +56,21 @@ public final class HTTPServer: @unchecked Sendable {
     if address.isIPv6 { flags |= UInt32(MHD_USE_IPv6.rawValue) }
     let started = address.withSockaddr { sockaddr -> OpaquePointer? in
       var options: [MHD_OptionItem] = [
-        MHD_OptionItem(option: MHD_OPTION.SOCK_ADDR, value: 0, ptr_value: UnsafeMutableRawPointer(mutating: sockaddr)),
+        MHD_OptionItem(
+          option: MHD_OPTION.SOCK_ADDR, value: 0,
+          ptr_value: UnsafeMutableRawPointer(mutating: sockaddr)),
         MHD_OptionItem(option: MHD_OPTION.THREAD_POOL_SIZE, value: limits.threads, ptr_value: nil),
-        MHD_OptionItem(option: MHD_OPTION.CONNECTION_TIMEOUT, value: limits.connectionTimeoutSeconds, ptr_value: nil),
-        MHD_OptionItem(option: MHD_OPTION.CONNECTION_LIMIT, value: limits.connectionLimit, ptr_value: nil),
-        MHD_OptionItem(option: MHD_OPTION.PER_IP_CONNECTION_LIMIT, value: limits.perIPConnectionLimit, ptr_value: nil),
-        MHD_OptionItem(option: MHD_OPTION.CONNECTION_MEMORY_LIMIT, value: limits.connectionMemoryBytes, ptr_value: nil),
+        MHD_OptionItem(
+          option: MHD_OPTION.CONNECTION_TIMEOUT, value: limits.connectionTimeoutSeconds,
+          ptr_value: nil),
+        MHD_OptionItem(
+          option: MHD_OPTION.CONNECTION_LIMIT, value: limits.connectionLimit, ptr_value: nil),
+        MHD_OptionItem(
+          option: MHD_OPTION.PER_IP_CONNECTION_LIMIT, value: limits.perIPConnectionLimit,
+          ptr_value: nil),
+        MHD_OptionItem(
+          option: MHD_OPTION.CONNECTION_MEMORY_LIMIT, value: limits.connectionMemoryBytes,
+          ptr_value: nil),
         MHD_OptionItem(
           option: MHD_OPTION.NOTIFY_COMPLETED,
           value: unsafeBitCast(requestCompletedCallback, to: Int.self), ptr_value: context),
@@ -115,7 +127,9 @@ public final class HTTPServer: @unchecked Sendable {
       exchange.method = method
       exchange.path = url
       if isShuttingDown {
-        return send(APIError.unavailable("shutting down", retryAfterSeconds: 5).response, connection, exchange)
+        return send(
+          APIError.unavailable("shutting down", retryAfterSeconds: 5).response, connection, exchange
+        )
       }
       switch router.decide(head) {
       case .refuse(let error):
@@ -187,7 +201,8 @@ public final class HTTPServer: @unchecked Sendable {
     let body = response.body
     let mhdResponse = body.withUnsafeBytes { bytes in
       MHD_create_response_from_buffer(
-        bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
+        bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
+        MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
     }
     guard let mhdResponse else { return MHD_Result.NO }
     defer { MHD_destroy_response(mhdResponse) }
@@ -207,7 +222,8 @@ public final class HTTPServer: @unchecked Sendable {
   }
 
   /// Collects one kind of connection values (headers or query arguments).
-  private static func values(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> [String: String] {
+  private static func values(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> [String: String]
+  {
     var collected: [String: String] = [:]
     withUnsafeMutablePointer(to: &collected) { pointer in
       _ = MHD_get_connection_values(

@@ -31,7 +31,8 @@ struct IngestHandler: Sendable {
     guard mediaType == "application/json" else {
       return .unsupportedMediaType("Content-Type must be application/json")
     }
-    if let encoding = head.header("content-encoding")?.trimmingCharacters(in: .whitespaces).lowercased(),
+    if let encoding = head.header("content-encoding")?.trimmingCharacters(in: .whitespaces)
+      .lowercased(),
       encoding != "gzip" && encoding != "identity" && !encoding.isEmpty
     {
       return .unsupportedMediaType("Content-Encoding must be gzip or identity")
@@ -42,11 +43,16 @@ struct IngestHandler: Sendable {
   func handle(_ request: Request) -> HandlerOutcome {
     guard let app = request.app else { return .respond(APIError.unauthorized.response) }
     var body = request.body
-    if request.head.header("content-encoding")?.trimmingCharacters(in: .whitespaces).lowercased() == "gzip" {
+    if request.head.header("content-encoding")?.trimmingCharacters(in: .whitespaces).lowercased()
+      == "gzip"
+    {
       do throws(GzipDecoder.Failure) {
         body = try GzipDecoder.decode(body, maxOutputBytes: Self.maxDecodedBodyBytes)
       } catch .tooLarge {
-        return .respond(APIError.payloadTooLarge("body over \(Self.maxDecodedBodyBytes) bytes after gzip decoding").response)
+        return .respond(
+          APIError.payloadTooLarge(
+            "body over \(Self.maxDecodedBodyBytes) bytes after gzip decoding"
+          ).response)
       } catch {
         return .respond(APIError.badRequest("body is not valid gzip").response)
       }
@@ -80,7 +86,10 @@ struct IngestHandler: Sendable {
         case .failure(.overloaded):
           respond(Self.overloaded.response)
         case .failure(.unavailable):
-          respond(APIError.unavailable("storage cannot take writes", retryAfterSeconds: Self.retryAfterSeconds).response)
+          respond(
+            APIError.unavailable(
+              "storage cannot take writes", retryAfterSeconds: Self.retryAfterSeconds
+            ).response)
         case .failure(.failed):
           respond(APIError.internalError.response)
         }

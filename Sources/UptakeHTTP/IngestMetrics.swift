@@ -34,14 +34,17 @@ public final class IngestMetrics: Sendable {
     guard !rejections.isEmpty else { return }
     counts.withLock { counts in
       for rejection in rejections {
-        let field = rejection.error.split(separator: ":", maxSplits: 1).first.map(String.init) ?? "event"
+        let field =
+          rejection.error.split(separator: ":", maxSplits: 1).first.map(String.init) ?? "event"
         counts.rejectedByField[field, default: 0] += 1
       }
     }
   }
 
   func requestCompleted(method: String, route: String, status: Int) {
-    counts.withLock { $0.requests[RequestLabel(method: method, route: route, status: status), default: 0] += 1 }
+    counts.withLock {
+      $0.requests[RequestLabel(method: method, route: route, status: status), default: 0] += 1
+    }
   }
 
   /// The Prometheus text exposition of every counter, plus the gauges given.
@@ -51,12 +54,14 @@ public final class IngestMetrics: Sendable {
     text += "# HELP uptake_http_requests_total HTTP requests answered, by route and status.\n"
     text += "# TYPE uptake_http_requests_total counter\n"
     for (label, count) in snapshot.requests.sorted(by: { "\($0.key)" < "\($1.key)" }) {
-      text += "uptake_http_requests_total{method=\"\(label.method)\",route=\"\(label.route)\",status=\"\(label.status)\"} \(count)\n"
+      text +=
+        "uptake_http_requests_total{method=\"\(label.method)\",route=\"\(label.route)\",status=\"\(label.status)\"} \(count)\n"
     }
     text += "# HELP uptake_events_accepted_total Events stored.\n"
     text += "# TYPE uptake_events_accepted_total counter\n"
     text += "uptake_events_accepted_total \(snapshot.accepted)\n"
-    text += "# HELP uptake_events_duplicate_total Events skipped because their id was stored already.\n"
+    text +=
+      "# HELP uptake_events_duplicate_total Events skipped because their id was stored already.\n"
     text += "# TYPE uptake_events_duplicate_total counter\n"
     text += "uptake_events_duplicate_total \(snapshot.duplicates)\n"
     text += "# HELP uptake_events_rejected_total Events rejected by validation, by field.\n"

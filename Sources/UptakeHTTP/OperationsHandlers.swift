@@ -11,7 +11,8 @@ struct OperationsHandlers: Sendable {
       Route("GET", "/healthz", access: .open) { _ in .respond(.text("ok\n")) },
       Route("GET", "/readyz", access: .open) { _ in
         guard writer.isAcceptingWrites && !isShuttingDown() else {
-          return .respond(APIError.unavailable("storage cannot take writes", retryAfterSeconds: 2).response)
+          return .respond(
+            APIError.unavailable("storage cannot take writes", retryAfterSeconds: 2).response)
         }
         return .respond(.text("ready\n"))
       },

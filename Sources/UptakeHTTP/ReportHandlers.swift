@@ -26,8 +26,10 @@ struct ReportHandlers: Sendable {
         csv.writeRow(["updateId", "firstSeen", "lastSeen"] + counts.map(\.name))
         for update in updates {
           csv.writeRow(
-            [update.updateId, Timestamp.formatRFC3339(update.firstSeenMs),
-             Timestamp.formatRFC3339(update.lastSeenMs)] + update.events.map(String.init))
+            [
+              update.updateId, Timestamp.formatRFC3339(update.firstSeenMs),
+              Timestamp.formatRFC3339(update.lastSeenMs),
+            ] + update.events.map(String.init))
         }
         return .csv(csv.text)
       }

@@ -25,7 +25,9 @@ public struct Response: Sendable {
   }
 
   /// A plain-text body.
-  public static func text(_ text: String, status: Int = 200, contentType: String = "text/plain; charset=utf-8")
+  public static func text(
+    _ text: String, status: Int = 200, contentType: String = "text/plain; charset=utf-8"
+  )
     -> Response
   {
     Response(status: status, headers: [("Content-Type", contentType)], body: Array(text.utf8))

@@ -46,11 +46,13 @@ public final class Service: @unchecked Sendable {
     let reports = ReportHandlers(pool: pool, clock: clock)
     let serverBox = ServerBox()
     let operations = OperationsHandlers(
-      writer: writer, metrics: metrics, isShuttingDown: { serverBox.server?.isShuttingDown ?? false })
+      writer: writer, metrics: metrics,
+      isShuttingDown: { serverBox.server?.isShuttingDown ?? false })
     let router = Router(
       routes: [ingest.route] + reports.routes + operations.routes, keys: keys)
     let metrics = self.metrics
-    server = HTTPServer(router: router, limits: configuration.serverLimits) { method, route, status in
+    server = HTTPServer(router: router, limits: configuration.serverLimits) {
+      method, route, status in
       metrics.requestCompleted(method: method, route: route, status: status)
     }
     serverBox.server = server

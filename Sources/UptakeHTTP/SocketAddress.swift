@@ -23,7 +23,8 @@ struct SocketAddress {
     }
     isIPv6 = chosen.pointee.ai_family == AF_INET6
     withUnsafeMutableBytes(of: &storage) { destination in
-      let source = UnsafeRawBufferPointer(start: chosen.pointee.ai_addr, count: Int(chosen.pointee.ai_addrlen))
+      let source = UnsafeRawBufferPointer(
+        start: chosen.pointee.ai_addr, count: Int(chosen.pointee.ai_addrlen))
       destination.copyMemory(from: source)
     }
   }

@@ -25,7 +25,8 @@ public enum AppRegistry {
     -> NewAppKeys
   {
     guard AppID.isValid(appId) else {
-      throw .conflict("invalid app id \"\(appId)\": use 1-63 of a-z, 0-9 and -, starting with a letter or digit")
+      throw .conflict(
+        "invalid app id \"\(appId)\": use 1-63 of a-z, 0-9 and -, starting with a letter or digit")
     }
     let ingestKey = KeyToken.generate(.ingest)
     let readKey = KeyToken.generate(.read)
@@ -61,7 +62,8 @@ public enum AppRegistry {
     var apps: [AppRecord] = []
     while try statement.step() {
       apps.append(
-        AppRecord(appNo: statement.int64(0), appId: statement.string(1), createdAtMs: statement.int64(2)))
+        AppRecord(
+          appNo: statement.int64(0), appId: statement.string(1), createdAtMs: statement.int64(2)))
     }
     return apps
   }
@@ -71,11 +73,13 @@ public enum AppRegistry {
       "SELECT app_no, app_id, created_at FROM apps WHERE app_id = ?")
     try statement.bind(1, appId)
     guard try statement.step() else { return nil }
-    return AppRecord(appNo: statement.int64(0), appId: statement.string(1), createdAtMs: statement.int64(2))
+    return AppRecord(
+      appNo: statement.int64(0), appId: statement.string(1), createdAtMs: statement.int64(2))
   }
 
   /// Replaces one of the app's keys; the old key stops working at once.
-  public static func rotate(_ appId: String, kind: KeyKind, in database: Database) throws(StoreError)
+  public static func rotate(_ appId: String, kind: KeyKind, in database: Database)
+    throws(StoreError)
     -> String
   {
     let key = KeyToken.generate(kind)

@@ -135,7 +135,8 @@ public final class BatchWriter: @unchecked Sendable {
     do {
       result = .success(try inserter.insert(jobs.map(\.batch)))
     } catch {
-      result = .failure(error.isUnavailable ? .unavailable(error.description) : .failed(error.description))
+      result = .failure(
+        error.isUnavailable ? .unavailable(error.description) : .failed(error.description))
     }
     condition.lock()
     if case .success = result { lastCommitFailed = false } else { lastCommitFailed = true }

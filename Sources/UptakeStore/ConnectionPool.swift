@@ -16,7 +16,8 @@ public final class ConnectionPool: @unchecked Sendable {
   }
 
   /// Runs `body` with a connection of its own, waiting for one if all are busy.
-  public func withConnection<T>(_ body: (Database) throws(StoreError) -> T) throws(StoreError) -> T {
+  public func withConnection<T>(_ body: (Database) throws(StoreError) -> T) throws(StoreError) -> T
+  {
     condition.lock()
     while idle.isEmpty { condition.wait() }
     let database = idle.removeLast()

@@ -64,7 +64,8 @@ public final class Database {
     var errorMessage: UnsafeMutablePointer<CChar>?
     let code = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
     if code != SQLITE_OK {
-      let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+      let message =
+        errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
       sqlite3_free(errorMessage)
       throw .sqlite(code: code, message: message, sql: sql)
     }

@@ -72,7 +72,8 @@ public struct ReportQueries {
   ) throws(StoreError) -> [GroupedRow] {
     let columns = keys.map { Self.column($0, granularity: granularity) }
     let selectList = (columns + ["count(*)", "count(DISTINCT install_id)"]).joined(separator: ", ")
-    let groupList = keys.isEmpty ? "" : "GROUP BY " + (1...keys.count).map(String.init).joined(separator: ", ")
+    let groupList =
+      keys.isEmpty ? "" : "GROUP BY " + (1...keys.count).map(String.init).joined(separator: ", ")
     let statement = try database.statement(
       """
       SELECT \(selectList) FROM events
@@ -84,7 +85,8 @@ public struct ReportQueries {
       var values: [String?] = []
       for (index, key) in keys.enumerated() {
         let column = Int32(index)
-        values.append(statement.isNull(column) ? nil : Self.format(key, statement, column, granularity))
+        values.append(
+          statement.isNull(column) ? nil : Self.format(key, statement, column, granularity))
       }
       let count = Int32(keys.count)
       let events = statement.int(count)

@@ -60,7 +60,8 @@ public final class Statement {
 
   public func bind(_ index: Int32, _ value: [UInt8]) throws(StoreError) {
     let code = value.withUnsafeBytes { bytes in
-      sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), uptake_sqlite_transient())
+      sqlite3_bind_blob(
+        handle, index, bytes.baseAddress, Int32(bytes.count), uptake_sqlite_transient())
     }
     try check(code)
   }

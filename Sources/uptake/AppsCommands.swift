@@ -28,7 +28,8 @@ struct AppsAddCommand: Command {
     guard parsed.positionals.count == 1 else { throw .usage("give exactly one APPID") }
     appId = parsed.positionals[0]
     guard AppID.isValid(appId) else {
-      throw .usage("invalid APPID \"\(appId)\": use 1-63 of a-z, 0-9 and -, starting with a letter or digit")
+      throw .usage(
+        "invalid APPID \"\(appId)\": use 1-63 of a-z, 0-9 and -, starting with a letter or digit")
     }
     json = parsed.has("--json")
     databasePath = parsed.databasePath
@@ -82,7 +83,9 @@ struct AppsListCommand: Command {
 
   init(arguments: [String]) throws(CommandError) {
     let parsed = try Arguments(arguments, valueFlags: ["--db"], booleanFlags: ["--json"])
-    guard parsed.positionals.isEmpty else { throw .usage("unexpected argument \(parsed.positionals[0])") }
+    guard parsed.positionals.isEmpty else {
+      throw .usage("unexpected argument \(parsed.positionals[0])")
+    }
     json = parsed.has("--json")
     databasePath = parsed.databasePath
   }
@@ -114,7 +117,8 @@ struct AppsListCommand: Command {
     let width = max(6, apps.map(\.appId.count).max() ?? 0)
     var text = "APP".padding(toLength: width, withPad: " ", startingAt: 0) + "  CREATED\n"
     for app in apps {
-      text += app.appId.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
+      text +=
+        app.appId.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
         + Timestamp.formatRFC3339(app.createdAtMs) + "\n"
     }
     output.standardOutput(text)

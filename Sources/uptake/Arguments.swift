@@ -9,7 +9,9 @@ struct Arguments {
 
   /// `valueFlags` take a value (`--from D` or `--from=D`); `booleanFlags` do
   /// not. Anything else starting with `-` is a usage error.
-  init(_ arguments: [String], valueFlags: Set<String>, booleanFlags: Set<String>) throws(CommandError) {
+  init(_ arguments: [String], valueFlags: Set<String>, booleanFlags: Set<String>)
+    throws(CommandError)
+  {
     var remaining = arguments[...]
     var onlyPositionals = false
     while let argument = remaining.popFirst() {

@@ -17,14 +17,16 @@ enum AtomicFile {
       try handle.close()
       guard rename(temporary.path, url.path) == 0 else {
         throw CommandError(
-          message: "cannot rename to \(path): \(String(cString: strerror(errno)))", exitCode: ExitCode.ioError)
+          message: "cannot rename to \(path): \(String(cString: strerror(errno)))",
+          exitCode: ExitCode.ioError)
       }
     } catch let error as CommandError {
       try? FileManager.default.removeItem(at: temporary)
       throw error
     } catch {
       try? FileManager.default.removeItem(at: temporary)
-      throw CommandError(message: "cannot write \(path): \(error.localizedDescription)", exitCode: ExitCode.ioError)
+      throw CommandError(
+        message: "cannot write \(path): \(error.localizedDescription)", exitCode: ExitCode.ioError)
     }
   }
 }

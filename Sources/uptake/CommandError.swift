@@ -18,9 +18,12 @@ struct CommandError: Error {
   /// Maps a store failure: a busy or full database is "unavailable", an
   /// unknown app is bad input, anything else an I/O error.
   static func store(_ error: StoreError) -> CommandError {
-    if error.isUnavailable { return CommandError(message: error.description, exitCode: ExitCode.unavailable) }
+    if error.isUnavailable {
+      return CommandError(message: error.description, exitCode: ExitCode.unavailable)
+    }
     switch error {
-    case .notFound, .conflict: return CommandError(message: error.description, exitCode: ExitCode.dataError)
+    case .notFound, .conflict:
+      return CommandError(message: error.description, exitCode: ExitCode.dataError)
     default: return CommandError(message: error.description, exitCode: ExitCode.ioError)
     }
   }

@@ -2,15 +2,19 @@
 /// turns its failure into a message and an exit code.
 enum CommandRunner {
   static func run(
-    _ arguments: [String], commands: [any Command.Type], overview: String, output: inout CommandOutput
+    _ arguments: [String], commands: [any Command.Type], overview: String,
+    output: inout CommandOutput
   ) -> Int32 {
-    if arguments.isEmpty || arguments == ["--help"] || arguments == ["-h"] || arguments == ["help"] {
+    if arguments.isEmpty || arguments == ["--help"] || arguments == ["-h"] || arguments == ["help"]
+    {
       output.standardOutput(overview + "\n")
       return arguments.isEmpty ? ExitCode.usage : ExitCode.ok
     }
     let matching = commands.filter { Array(arguments.prefix($0.path.count)) == $0.path }
     guard let command = matching.max(by: { $0.path.count < $1.path.count }) else {
-      output.standardError("uptake: unknown command \"\(arguments.prefix(2).joined(separator: " "))\"\n\n\(overview)\n")
+      output.standardError(
+        "uptake: unknown command \"\(arguments.prefix(2).joined(separator: " "))\"\n\n\(overview)\n"
+      )
       return ExitCode.usage
     }
     let rest = Array(arguments.dropFirst(command.path.count))

@@ -40,9 +40,13 @@ struct ExportCommand: Command {
   init(arguments: [String]) throws(CommandError) {
     let parsed = try Arguments(
       arguments,
-      valueFlags: ["--db", "--app", "--from", "--to", "--group-by", "--test", "--since-last", "-o"],
+      valueFlags: [
+        "--db", "--app", "--from", "--to", "--group-by", "--test", "--since-last", "-o",
+      ],
       booleanFlags: [])
-    guard parsed.positionals.isEmpty else { throw .usage("unexpected argument \(parsed.positionals[0])") }
+    guard parsed.positionals.isEmpty else {
+      throw .usage("unexpected argument \(parsed.positionals[0])")
+    }
     guard let appId = parsed.value("--app") else { throw .usage("--app is required") }
     self.appId = appId
     stateFile = parsed.value("--since-last")
@@ -52,7 +56,9 @@ struct ExportCommand: Command {
       }
       range = nil
     } else {
-      switch DayRange.parse(from: parsed.value("--from"), to: parsed.value("--to"), nowMs: Clock.nowMs()) {
+      switch DayRange.parse(
+        from: parsed.value("--from"), to: parsed.value("--to"), nowMs: Clock.nowMs())
+      {
       case .success(let parsedRange): range = parsedRange
       case .failure(let error): throw .usage(error.message)
       }

@@ -23,4 +23,7 @@ let overview = """
 var output = CommandOutput(
   standardOutput: { FileHandle.standardOutput.write(Data($0.utf8)) },
   standardError: { FileHandle.standardError.write(Data($0.utf8)) })
-exit(CommandRunner.run(Array(CommandLine.arguments.dropFirst()), commands: commands, overview: overview, output: &output))
+exit(
+  CommandRunner.run(
+    Array(CommandLine.arguments.dropFirst()), commands: commands, overview: overview,
+    output: &output))

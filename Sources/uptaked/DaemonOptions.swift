@@ -33,13 +33,19 @@ struct DaemonOptions {
     let message: String
   }
 
-  static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> DaemonOptions? {
+  static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError)
+    -> DaemonOptions?
+  {
     var options = DaemonOptions()
     if let db = environment["UPTAKE_DB"], !db.isEmpty { options.configuration.databasePath = db }
-    if let listen = environment["UPTAKE_LISTEN"], !listen.isEmpty { options.configuration.listen = listen }
+    if let listen = environment["UPTAKE_LISTEN"], !listen.isEmpty {
+      options.configuration.listen = listen
+    }
     var remaining = arguments[...]
     func value(_ flag: String) throws(UsageError) -> String {
-      guard let next = remaining.popFirst() else { throw UsageError(message: "\(flag) needs a value") }
+      guard let next = remaining.popFirst() else {
+        throw UsageError(message: "\(flag) needs a value")
+      }
       return next
     }
     func number(_ flag: String) throws(UsageError) -> Int {
@@ -55,10 +61,14 @@ struct DaemonOptions {
       case "--db": options.configuration.databasePath = try value(argument)
       case "--listen": options.configuration.listen = try value(argument)
       case "--threads": options.configuration.serverLimits.threads = max(1, try number(argument))
-      case "--connection-timeout": options.configuration.serverLimits.connectionTimeoutSeconds = try number(argument)
-      case "--max-connections": options.configuration.serverLimits.connectionLimit = try number(argument)
-      case "--max-connections-per-ip": options.configuration.serverLimits.perIPConnectionLimit = try number(argument)
-      case "--max-queued-events": options.configuration.writerLimits.maxQueuedEvents = max(1, try number(argument))
+      case "--connection-timeout":
+        options.configuration.serverLimits.connectionTimeoutSeconds = try number(argument)
+      case "--max-connections":
+        options.configuration.serverLimits.connectionLimit = try number(argument)
+      case "--max-connections-per-ip":
+        options.configuration.serverLimits.perIPConnectionLimit = try number(argument)
+      case "--max-queued-events":
+        options.configuration.writerLimits.maxQueuedEvents = max(1, try number(argument))
       case "--log-level":
         options.logLevel = try value(argument)
         guard ["debug", "info", "warning", "error"].contains(options.logLevel) else {

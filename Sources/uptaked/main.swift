@@ -19,8 +19,9 @@ func fail(_ message: String, code: Int32) -> Never {
 
 let options: DaemonOptions
 do {
-  guard let parsed = try DaemonOptions.parse(
-    Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
+  guard
+    let parsed = try DaemonOptions.parse(
+      Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
   else {
     print(DaemonOptions.usage)
     exit(0)
@@ -31,13 +32,16 @@ do {
   exit(64)
 }
 
-let logLevel: Logger.Level = ["debug": .debug, "warning": .warning, "error": .error][options.logLevel] ?? .info
+let logLevel: Logger.Level =
+  ["debug": .debug, "warning": .warning, "error": .error][options.logLevel] ?? .info
 let logger = Logger(minimumLevel: logLevel)
 
 // Every connection is a descriptor; the usual soft limit of 1024 would cap
 // connections far below --max-connections.
 var descriptorLimit = rlimit()
-if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &descriptorLimit) == 0 && descriptorLimit.rlim_cur < descriptorLimit.rlim_max {
+if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &descriptorLimit) == 0
+  && descriptorLimit.rlim_cur < descriptorLimit.rlim_max
+{
   descriptorLimit.rlim_cur = descriptorLimit.rlim_max
   setrlimit(Int32(RLIMIT_NOFILE.rawValue), &descriptorLimit)
 }
@@ -54,7 +58,9 @@ do {
   fail("\(error)", code: 69)
 }
 
-let host = service.server.boundHost.contains(":") ? "[\(service.server.boundHost)]" : service.server.boundHost
+let host =
+  service.server.boundHost.contains(":")
+  ? "[\(service.server.boundHost)]" : service.server.boundHost
 var banner = "listening on http://\(host):\(service.server.boundPort)\n"
 if let keys = service.createdDefaultApp {
   banner += "created app \(keys.appId); its keys are shown only this once\n"
@@ -63,7 +69,8 @@ if let keys = service.createdDefaultApp {
 }
 // Written unbuffered: whoever started the daemon waits for this line.
 FileHandle.standardOutput.write(Data(banner.utf8))
-logger.info("started", ["db": options.configuration.databasePath, "port": String(service.server.boundPort)])
+logger.info(
+  "started", ["db": options.configuration.databasePath, "port": String(service.server.boundPort)])
 
 var received: Int32 = 0
 sigwait(&stopSignals, &received)
