@@ -31,6 +31,9 @@ let package = Package(
       dependencies: ["UptakeCore", "UptakeStore", "CMicroHTTPD", "CZlib"]),
     .executableTarget(name: "uptaked", dependencies: ["UptakeHTTP"]),
     .executableTarget(name: "uptake", dependencies: ["UptakeStore"]),
+    .target(name: "UptakeDataGen", dependencies: ["UptakeCore"]),
+    .executableTarget(
+      name: "uptake-datagen", dependencies: ["UptakeDataGen"], path: "tools/datagen"),
 
     // Migrations live in schema/ as plain SQL; this plugin compiles them into
     // UptakeStore so the binaries run from any directory.
