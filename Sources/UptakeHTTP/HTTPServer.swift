@@ -98,9 +98,20 @@ public final class HTTPServer: @unchecked Sendable {
   public var requestsInFlight: Int { inFlight.load(ordering: .acquiring) }
 
   /// Waits until every request in flight is answered, or the deadline passes.
-  public func drain(timeoutSeconds: Double) {
+  /// It waits for a quiet moment too: a keep-alive client may be sending its
+  /// next request right now, and that one should get its 503 with
+  /// `Connection: close` rather than a reset connection.
+  public func drain(timeoutSeconds: Double, quietSeconds: Double = 0.3) {
     let deadline = Date().addingTimeInterval(timeoutSeconds)
-    while requestsInFlight > 0 && Date() < deadline { usleep(10_000) }
+    var quietSince = Date()
+    while Date() < deadline {
+      if requestsInFlight > 0 {
+        quietSince = Date()
+      } else if Date().timeIntervalSince(quietSince) >= quietSeconds {
+        return
+      }
+      usleep(10_000)
+    }
   }
 
   /// Closes every connection and stops the event-loop threads.
@@ -147,9 +158,18 @@ public final class HTTPServer: @unchecked Sendable {
     if uploadSize.pointee > 0 {
       let count = uploadSize.pointee
       uploadSize.pointee = 0
-      if exchange.responded { return MHD_Result.YES }  // refused already; discard the rest
+      if exchange.responded { return MHD_Result.YES }
+      if exchange.refusal != nil {
+        // libmicrohttpd cannot answer before the upload ends, so the rest
+        // is read and dropped; a client that keeps sending far past the
+        // limit is cut off instead.
+        exchange.discardedBytes += count
+        return exchange.discardedBytes > Self.maxDiscardedBytes ? MHD_Result.NO : MHD_Result.YES
+      }
       guard exchange.body.count + count <= limits.maxBodyBytes else {
-        return send(Self.bodyTooLarge(limits).response, connection, exchange)
+        exchange.refusal = Self.bodyTooLarge(limits)
+        exchange.body = []
+        return MHD_Result.YES
       }
       if let upload {
         upload.withMemoryRebound(to: UInt8.self, capacity: count) {
@@ -159,6 +179,9 @@ public final class HTTPServer: @unchecked Sendable {
       return MHD_Result.YES
     }
     if exchange.responded { return MHD_Result.YES }
+    if let refusal = exchange.refusal {
+      return send(refusal.response, connection, exchange)
+    }
     if exchange.isWaiting {
       guard let response = exchange.takeDeferredResponse() else { return MHD_Result.YES }
       return send(response, connection, exchange)
@@ -213,6 +236,10 @@ public final class HTTPServer: @unchecked Sendable {
     return MHD_queue_response(connection, UInt32(response.status), mhdResponse)
   }
 
+  /// How much of an over-long body (sent without Content-Length) is read and
+  /// dropped so the client can get its 413, before the connection is closed.
+  static let maxDiscardedBytes = 16 << 20
+
   private static func bodyTooLarge(_ limits: ServerLimits) -> APIError {
     .payloadTooLarge("body over \(limits.maxBodyBytes) bytes")
   }
@@ -247,6 +274,10 @@ private final class Exchange: @unchecked Sendable {
   var route: Route?
   var request: Request?
   var body: [UInt8] = []
+  /// Set when the request is refused part-way through its body; sent once
+  /// the upload ends.
+  var refusal: APIError?
+  var discardedBytes = 0
   var responded = false
   var isWaiting = false
   var status = 0

@@ -72,6 +72,7 @@ public enum AppRegistry {
     let statement = try database.statement(
       "SELECT app_no, app_id, created_at FROM apps WHERE app_id = ?")
     try statement.bind(1, appId)
+    defer { statement.reset() }
     guard try statement.step() else { return nil }
     return AppRecord(
       appNo: statement.int64(0), appId: statement.string(1), createdAtMs: statement.int64(2))

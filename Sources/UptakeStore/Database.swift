@@ -86,6 +86,7 @@ public final class Database {
   /// once, so a busy database fails here rather than halfway through.
   public func write<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
     try execute("BEGIN IMMEDIATE")
+    defer { resetActiveStatements() }
     do {
       let result = try body()
       try execute("COMMIT")
@@ -99,6 +100,7 @@ public final class Database {
   /// Runs `body` in a read transaction, so every query sees one snapshot.
   public func read<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
     try execute("BEGIN")
+    defer { resetActiveStatements() }
     do {
       let result = try body()
       try execute("COMMIT")
@@ -121,12 +123,24 @@ public final class Database {
   /// The rowid of the last row inserted on this connection.
   public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
+  /// Resets every statement left part-way through its rows. A statement
+  /// stopped on a row keeps the connection's read snapshot open even after
+  /// COMMIT; the next BEGIN IMMEDIATE would then fail with
+  /// SQLITE_BUSY_SNAPSHOT once another connection has written, and no
+  /// checkpoint could pass that snapshot.
+  func resetActiveStatements() {
+    for statement in statementCache.values where sqlite3_stmt_busy(statement.handle) != 0 {
+      sqlite3_reset(statement.handle)
+    }
+  }
+
   /// Rows changed by the last statement.
   public var changes: Int { Int(sqlite3_changes(handle)) }
 
   /// A single integer from a query such as `PRAGMA data_version`.
   public func scalarInt(_ sql: String) throws(StoreError) -> Int64? {
     let statement = try statement(sql)
+    defer { statement.reset() }
     guard try statement.step() else { return nil }
     return statement.isNull(0) ? nil : statement.int64(0)
   }

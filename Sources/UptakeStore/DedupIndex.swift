@@ -73,6 +73,7 @@ final class DedupIndex {
     guard mergedThroughSeq > 0 else { return false }
     let probe = try database.statement("SELECT 1 FROM dedup_keys WHERE key = ?")
     try probe.bind(1, key)
+    defer { probe.reset() }
     return try probe.step()
   }
 
@@ -128,6 +129,7 @@ final class DedupIndex {
   private static func mergedSeq(_ database: Database) throws(StoreError) -> Int64 {
     let statement = try database.statement("SELECT value FROM store_state WHERE name = ?")
     try statement.bind(1, mergedSeqName)
+    defer { statement.reset() }
     return try statement.step() ? statement.int64(0) : 0
   }
 

@@ -92,6 +92,11 @@ public final class EventInserter {
     return outcomes
   }
 
+  /// Copies the WAL into the database file and truncates it.
+  public func checkpoint() throws(StoreError) {
+    try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+  }
+
   /// True while the duplicate index has merge work left (see DedupIndex).
   public var hasMaintenanceWork: Bool { dedup.isMerging }
 

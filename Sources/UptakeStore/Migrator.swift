@@ -17,6 +17,7 @@ public enum Migrator {
       let didApply = try database.write { () throws(StoreError) -> Bool in
         let existing = try database.statement("SELECT 1 FROM schema_migrations WHERE name = ?")
         try existing.bind(1, migration.name)
+        defer { existing.reset() }
         if try existing.step() { return false }
         do throws(StoreError) {
           try database.execute(migration.sql)

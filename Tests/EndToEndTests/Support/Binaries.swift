@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+
+/// The built `uptaked` and `uptake`, found beside the test bundle
+/// (`swift build --build-tests` builds them into the same directory).
+enum Binaries {
+  static let directory: URL? = {
+    var starts: [URL] = []
+    if let executable = Bundle.main.executableURL { starts.append(executable) }
+    if let first = CommandLine.arguments.first {
+      starts.append(
+        URL(
+          fileURLWithPath: first,
+          relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)))
+    }
+    starts.append(
+      URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("x"))
+    for start in starts {
+      var directory = start.standardizedFileURL.deletingLastPathComponent()
+      while directory.path != "/" {
+        for candidate in [directory, directory.appendingPathComponent(".build/debug")] {
+          if FileManager.default.isExecutableFile(
+            atPath: candidate.appendingPathComponent("uptaked").path)
+          {
+            return candidate
+          }
+        }
+        directory = directory.deletingLastPathComponent()
+      }
+    }
+    return nil
+  }()
+
+  /// The path of the built executable `name`.
+  static func path(_ name: String) throws -> String {
+    let directory = try #require(
+      Binaries.directory, "no built uptaked near the test bundle; run swift build --build-tests")
+    return directory.appendingPathComponent(name).path
+  }
+}
+
+/// A directory of one test's own, holding its database; `remove()` deletes it.
+final class ScratchDirectory {
+  let url: URL
+
+  init() throws {
+    url = FileManager.default.temporaryDirectory
+      .appendingPathComponent("uptake-e2e-tests-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+  }
+
+  func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+  var databasePath: String { path("uptake.db") }
+
+  func remove() {
+    try? FileManager.default.removeItem(at: url)
+  }
+}
+
+/// What a finished `uptake` command printed, and how it exited.
+struct CommandResult {
+  let status: Int32
+  let standardOutput: String
+  let standardError: String
+}
+
+/// Runs the real `uptake` CLI with `arguments` and waits for it.
+func uptake(_ arguments: [String]) throws -> CommandResult {
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: try Binaries.path("uptake"))
+  process.arguments = arguments
+  var environment = ProcessInfo.processInfo.environment
+  environment["UPTAKE_DB"] = nil
+  process.environment = environment
+  let output = Pipe()
+  let errors = Pipe()
+  process.standardOutput = output
+  process.standardError = errors
+  try process.run()
+  // Read both pipes before waiting, so a full pipe cannot stall the command.
+  let errorData = ErrorCollector(errors.fileHandleForReading)
+  let outputData = output.fileHandleForReading.readDataToEndOfFile()
+  process.waitUntilExit()
+  return CommandResult(
+    status: process.terminationStatus, standardOutput: String(decoding: outputData, as: UTF8.self),
+    standardError: String(decoding: errorData.wait(), as: UTF8.self))
+}
+
+/// Reads a pipe to its end on a thread of its own.
+private final class ErrorCollector: @unchecked Sendable {
+  private var data = Data()
+  private let done = DispatchSemaphore(value: 0)
+
+  init(_ handle: FileHandle) {
+    Thread.detachNewThread { [self] in
+      data = handle.readDataToEndOfFile()
+      done.signal()
+    }
+  }
+
+  func wait() -> Data {
+    done.wait()
+    return data
+  }
+}
+
+/// Compresses `bytes` with the system's gzip.
+func gzip(_ bytes: [UInt8]) throws -> [UInt8] {
+  let input = FileManager.default.temporaryDirectory
+    .appendingPathComponent("uptake-gzip-input-\(UUID().uuidString)")
+  try Data(bytes).write(to: input)
+  defer { try? FileManager.default.removeItem(at: input) }
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: "/bin/gzip")
+  process.arguments = ["-c", "-n", input.path]
+  let output = Pipe()
+  process.standardOutput = output
+  try process.run()
+  let data = output.fileHandleForReading.readDataToEndOfFile()
+  process.waitUntilExit()
+  try #require(process.terminationStatus == 0)
+  return Array(data)
+}

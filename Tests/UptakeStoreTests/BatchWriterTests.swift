@@ -1,0 +1,198 @@
+import Foundation
+import Synchronization
+import Testing
+import UptakeCore
+import UptakeStore
+
+@Suite("BatchWriter: group commit, answered once, drained at stop")
+struct BatchWriterTests {
+  @Test("batches submitted from many threads are each answered once, with their own counts")
+  func concurrentSubmitters() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let database = try scratch.openDatabase()
+    let app = try database.addApp("shop")
+    let writer = BatchWriter(database: database)
+    startWriterThread(writer)
+    let jobs = 64
+    let answers = Answers()
+
+    // Each job: 8 ids of its own, 2 of them sent twice, and one id every
+    // job sends, which exactly one job gets stored.
+    DispatchQueue.concurrentPerform(iterations: jobs) { job in
+      let ids = (0..<10).map { "job\(job)-\($0 % 8)" } + ["shared"]
+      let queued = writer.submit(batch(app, events(ids: ids))) { answers.record(job, $0) }
+      #expect(queued)
+    }
+    answers.waitFor(jobs)
+    writer.stop()
+
+    let outcomes = try answers.outcomes(jobs: jobs)
+    #expect(outcomes.allSatisfy { $0.accepted + $0.duplicates == 11 })
+    #expect(outcomes.filter { $0 == InsertOutcome(accepted: 9, duplicates: 2) }.count == 1)
+    #expect(outcomes.filter { $0 == InsertOutcome(accepted: 8, duplicates: 3) }.count == jobs - 1)
+    #expect(try database.storedEventCount() == Int64(jobs * 8 + 1))
+  }
+
+  @Test("stop() answers every queued batch before it returns")
+  func stopDrainsTheQueue() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let database = try scratch.openDatabase()
+    let app = try database.addApp("shop")
+    let writer = BatchWriter(database: database)
+    let answers = Answers()
+    for job in 0..<20 {
+      let queued = writer.submit(batch(app, events(ids: ["a\(job)", "b\(job)"]))) {
+        answers.record(job, $0)
+      }
+      #expect(queued)
+    }
+    #expect(writer.queueDepth == 40)
+
+    startWriterThread(writer)
+    writer.stop()
+
+    #expect(answers.count == 20)
+    #expect(try answers.outcomes(jobs: 20).allSatisfy { $0 == InsertOutcome(accepted: 2) })
+    #expect(writer.queueDepth == 0)
+    #expect(try database.storedEventCount() == 40)
+  }
+
+  @Test("after stop(), submit refuses and never calls the completion")
+  func submitAfterStopIsRefused() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let database = try scratch.openDatabase()
+    let app = try database.addApp("shop")
+    let writer = BatchWriter(database: database)
+    startWriterThread(writer)
+    writer.stop()
+    let answers = Answers()
+
+    let queued = writer.submit(batch(app, events(ids: ["late"]))) { answers.record(0, $0) }
+
+    #expect(!queued)
+    #expect(!writer.isAcceptingWrites)
+    Thread.sleep(forTimeInterval: 0.05)
+    #expect(answers.count == 0)
+    #expect(try database.storedEventCount() == 0)
+  }
+
+  @Test("a batch that would overfill the queue is refused; smaller ones still fit")
+  func queueLimit() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let database = try scratch.openDatabase()
+    let app = try database.addApp("shop")
+    var limits = BatchWriter.Limits()
+    limits.maxQueuedEvents = 10
+    let writer = BatchWriter(database: database, limits: limits)
+    let answers = Answers()
+    func submit(_ job: Int, _ count: Int) -> Bool {
+      let ids = (0..<count).map { "job\(job)-\($0)" }
+      return writer.submit(batch(app, events(ids: ids))) { answers.record(job, $0) }
+    }
+
+    #expect(submit(0, 6))
+    #expect(!submit(1, 5))
+    #expect(submit(2, 4))
+    #expect(!submit(3, 1))
+    #expect(writer.queueDepth == 10)
+
+    startWriterThread(writer)
+    writer.stop()
+    #expect(answers.count == 2)
+    #expect(try database.storedEventCount() == 10)
+  }
+
+  @Test("a failed commit answers every batch in it with .unavailable, until storage recovers")
+  func failedCommit() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let database = try scratch.openDatabase()
+    let app = try database.addApp("shop")
+    let pages = try #require(try database.scalarInt("PRAGMA page_count"))
+    // The disk is "full": the file may not grow by a single page.
+    try database.execute("PRAGMA max_page_count = \(pages)")
+    let writer = BatchWriter(database: database)
+    #expect(writer.isAcceptingWrites)
+    let failing = Answers()
+    // Queued before the writer runs, so all three share one transaction.
+    for job in 0..<3 {
+      let ids = (0..<200).map { "job\(job)-\($0)" }
+      #expect(writer.submit(batch(app, events(ids: ids))) { failing.record(job, $0) })
+    }
+
+    startWriterThread(writer)
+    defer { writer.stop() }
+    failing.waitFor(3)
+
+    #expect(failing.unavailableCount == 3)
+    #expect(failing.count == 3)
+    #expect(!writer.isAcceptingWrites)
+    #expect(try database.storedEventCount() == 0)
+
+    // Once answered, the writer is idle until the next submit, so the test
+    // may use its connection to give the "disk" room again.
+    try database.execute("PRAGMA max_page_count = 1000000")
+    let recovered = Answers()
+    #expect(writer.submit(batch(app, events(ids: ["after"]))) { recovered.record(0, $0) })
+    recovered.waitFor(1)
+
+    #expect(try recovered.outcomes(jobs: 1) == [InsertOutcome(accepted: 1)])
+    #expect(writer.isAcceptingWrites)
+    #expect(try database.storedEventCount() == 1)
+  }
+}
+
+/// Runs the writer loop on a thread of its own, as the daemon does.
+private func startWriterThread(_ writer: BatchWriter) {
+  let thread = Thread { writer.run() }
+  thread.name = "test-writer"
+  thread.start()
+}
+
+/// The answers a batch writer gave, by job number, counting every call.
+private final class Answers: Sendable {
+  private let results = Mutex<[Int: [Result<InsertOutcome, IngestFailure>]]>([:])
+  private let arrived = DispatchSemaphore(value: 0)
+
+  func record(_ job: Int, _ result: Result<InsertOutcome, IngestFailure>) {
+    results.withLock { $0[job, default: []].append(result) }
+    arrived.signal()
+  }
+
+  /// Waits for `count` answers, at most ten seconds in all.
+  func waitFor(_ count: Int) {
+    let deadline = DispatchTime.now() + 10
+    for _ in 0..<count where arrived.wait(timeout: deadline) == .timedOut {
+      Issue.record("timed out waiting for \(count) answers")
+      return
+    }
+  }
+
+  /// Answers received, counting a second call for the same job.
+  var count: Int { results.withLock { $0.values.map(\.count).reduce(0, +) } }
+
+  /// Jobs answered with `.unavailable`.
+  var unavailableCount: Int {
+    results.withLock { results in
+      results.values.flatMap { $0 }.filter {
+        if case .failure(.unavailable) = $0 { return true }
+        return false
+      }.count
+    }
+  }
+
+  /// The outcome of every job 0..<jobs, each answered exactly once.
+  func outcomes(jobs: Int) throws -> [InsertOutcome] {
+    let snapshot = results.withLock { $0 }
+    #expect(snapshot.count == jobs, "every job answered")
+    #expect(snapshot.values.allSatisfy { $0.count == 1 }, "no job answered twice")
+    return try (0..<jobs).map { job in
+      let answer = try #require(snapshot[job]?.first, "job \(job) answered")
+      return try answer.get()
+    }
+  }
+}

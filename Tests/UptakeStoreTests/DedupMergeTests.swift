@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+import UptakeCore
+import UptakeStore
+
+/// The duplicate index keeps recent ids in memory and, past 2^19 of them,
+/// merges them into `dedup_keys` in slices. These tests cross that threshold
+/// for real, so they insert a little over half a million events (about four
+/// seconds in a debug build).
+@Suite("Duplicate index merge: ids stay duplicates after they move to disk")
+struct DedupMergeTests {
+  /// One more batch than it takes to reach the merge threshold of 1 << 19.
+  static let batchSize = 5_000
+  static let batchCount = (1 << 19) / batchSize + 1
+  static let eventCount = batchSize * batchCount
+
+  @Test("during and after a merge, old ids are duplicates, for this inserter and a new one")
+  func mergedIdsStayDuplicates() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let database = try scratch.openDatabase()
+    let app = try database.addApp("shop")
+    let inserter = EventInserter(database: database)
+    let started = Date()
+
+    for batchNumber in 0..<Self.batchCount {
+      let ids = (0..<Self.batchSize).map { "id-\(batchNumber * Self.batchSize + $0)" }
+      let outcome = try inserter.insert([batch(app, events(ids: ids))])
+      #expect(outcome == [InsertOutcome(accepted: Self.batchSize)])
+    }
+    #expect(inserter.hasMaintenanceWork)
+    var steps = 0
+    while inserter.hasMaintenanceWork && steps < 8 {
+      try inserter.performMaintenanceStep()
+      steps += 1
+    }
+    #expect(inserter.hasMaintenanceWork)
+    let oldIds = [0, 1, 4_999, 5_000, 262_144, Self.eventCount - 1].map { "id-\($0)" }
+    #expect(
+      try inserter.insert([batch(app, events(ids: oldIds + ["during-merge"]))])
+        == [InsertOutcome(accepted: 1, duplicates: oldIds.count)],
+      "ids are duplicates while half merged")
+    while inserter.hasMaintenanceWork {
+      try inserter.performMaintenanceStep()
+      steps += 1
+    }
+    let elapsed = Date().timeIntervalSince(started)
+
+    #expect(steps == 16)
+    #expect(try database.scalarInt("SELECT count(*) FROM dedup_keys") == Int64(Self.eventCount))
+    // The merge covers the events stored before it began, not the one since.
+    #expect(
+      try database.scalarInt("SELECT value FROM store_state WHERE name = 'dedup_merged_seq'")
+        == Int64(Self.eventCount))
+    #expect(elapsed < 30, "inserting and merging \(Self.eventCount) events took \(elapsed) s")
+
+    #expect(
+      try inserter.insert([batch(app, events(ids: oldIds + ["during-merge", "new-1"]))])
+        == [InsertOutcome(accepted: 1, duplicates: oldIds.count + 1)])
+
+    let restartedConnection = try scratch.openDatabase()
+    let restarted = EventInserter(database: restartedConnection)
+    #expect(
+      try restarted.insert([batch(app, events(ids: oldIds + ["during-merge", "new-1", "new-2"]))])
+        == [InsertOutcome(accepted: 1, duplicates: oldIds.count + 2)])
+    #expect(try restartedConnection.storedEventCount() == Int64(Self.eventCount + 3))
+  }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import UptakeCore
+import UptakeStore
+
+/// A directory of one test's own, holding its database; `remove()` deletes it.
+final class ScratchDirectory {
+  let url: URL
+
+  init() throws {
+    url = FileManager.default.temporaryDirectory
+      .appendingPathComponent("uptake-store-tests-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+  }
+
+  /// The path of `name` inside the directory.
+  func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+  /// The test's database file.
+  var databasePath: String { path("uptake.db") }
+
+  /// A new connection to the test's database, migrated.
+  func openDatabase() throws -> Database {
+    let database = try Database(path: databasePath)
+    try Migrator.migrate(database)
+    return database
+  }
+
+  func remove() {
+    try? FileManager.default.removeItem(at: url)
+  }
+}
+
+/// Epoch milliseconds of an RFC 3339 time written in a test.
+func ms(_ rfc3339: String) -> Int64 {
+  guard let value = Timestamp.parseRFC3339(rfc3339) else {
+    preconditionFailure("not an RFC 3339 time in a test: \(rfc3339)")
+  }
+  return value
+}
+
+/// An event with the fields a test cares about; the rest are plausible.
+func event(
+  id: String? = nil, updateId: String = "u1", action: Action = .impression,
+  appVersion: String = "1.0.0", installId: String? = nil, at time: String = "2026-03-10T12:00:00Z",
+  osVersion: String? = nil, platform: Platform? = nil, isTest: Bool = false
+) -> Event {
+  Event(
+    id: id, updateId: updateId, action: action, appVersion: appVersion, installId: installId,
+    timestampMs: ms(time), osVersion: osVersion, platform: platform, isTest: isTest)
+}
+
+/// Events with the given ids, everything else alike.
+func events(ids: [String?]) -> [Event] {
+  ids.map { event(id: $0) }
+}
+
+/// A batch of `events` for `appNo`, received at a fixed time.
+func batch(_ appNo: Int64, _ events: [Event]) -> EventBatch {
+  EventBatch(appNo: appNo, events: events, receivedAtMs: ms("2026-03-10T12:00:00Z"))
+}
+
+extension Database {
+  /// Rows in the events table.
+  func storedEventCount() throws -> Int64 {
+    try scalarInt("SELECT count(*) FROM events") ?? 0
+  }
+
+  /// Creates an app and returns its number.
+  func addApp(_ appId: String) throws -> Int64 {
+    _ = try AppRegistry.add(appId, in: self, nowMs: ms("2026-03-01T00:00:00Z"))
+    guard let app = try AppRegistry.list(in: self).first(where: { $0.appId == appId }) else {
+      preconditionFailure("app \(appId) was just added")
+    }
+    return app.appNo
+  }
+}
