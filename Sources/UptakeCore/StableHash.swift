@@ -34,3 +34,13 @@ public enum StableHash {
     return Int64(bitPattern: hash)
   }
 }
+
+extension StableHash {
+  /// The number that stands for an install in the report aggregates: the
+  /// same stable hash as `dedupKey`, of the app and the `installId`. Two
+  /// installs of one app share a key with a chance of about 3 in 10^8 at a
+  /// million installs; that is the only way a distinct count can be off.
+  public static func installKey(appNo: Int64, installId: String) -> Int64 {
+    dedupKey(appNo: appNo, clientId: installId)
+  }
+}

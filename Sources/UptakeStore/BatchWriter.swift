@@ -46,6 +46,13 @@ public final class BatchWriter: @unchecked Sendable {
   private var stopping = false
   private var stopped = false
   private var lastCommitFailed = false
+  /// Only the writer thread touches this.
+  private var maintenanceFailed = false
+  /// Seconds between attempts of upkeep that failed (a full disk, say).
+  static let maintenanceRetrySeconds = 1.0
+  /// Seconds without batches after which the writer counts as idle and folds
+  /// stored events into the report aggregates.
+  static let idleSeconds = 0.2
 
   /// Takes the connection that will be used only by the writer thread.
   public init(database: Database, limits: Limits = Limits()) {
@@ -87,8 +94,18 @@ public final class BatchWriter: @unchecked Sendable {
   public func run() {
     while let jobs = nextJobs() {
       if !jobs.isEmpty { commit(jobs) }
-      if inserter.hasMaintenanceWork {
-        try? inserter.performMaintenanceStep()
+      // Batches just committed mean ingest is busy: fold only past the
+      // backlog limit. An empty array means the writer waited idle.
+      let idle = jobs.isEmpty
+      if inserter.needsMaintenance(idle: idle) {
+        // A failed step (disk full) is tried again on a later round; it
+        // leaves nothing half-done, each step being one transaction.
+        do {
+          try inserter.performMaintenanceStep(idle: idle)
+          maintenanceFailed = false
+        } catch {
+          maintenanceFailed = true
+        }
       }
     }
     // Everything acknowledged is committed; folding the WAL into the main
@@ -111,14 +128,21 @@ public final class BatchWriter: @unchecked Sendable {
   }
 
   /// Waits for work; nil when stopping with nothing left. An empty array
-  /// means no batch is waiting but a maintenance step is due.
+  /// means no batch is waiting but a maintenance step is due: at once for
+  /// the duplicate index's merge, after `idleSeconds` without batches for a
+  /// fold, or a second after a step that failed.
   private func nextJobs() -> [Job]? {
     condition.lock()
     defer { condition.unlock() }
     while queue.isEmpty {
       if stopping { return nil }
-      if inserter.hasMaintenanceWork { return [] }
-      condition.wait()
+      guard inserter.needsMaintenance(idle: true) else {
+        condition.wait()
+        continue
+      }
+      let pause = maintenanceFailed ? Self.maintenanceRetrySeconds : Self.idleSeconds
+      if inserter.isMergingDuplicates && !maintenanceFailed { return [] }
+      if !condition.wait(until: Date().addingTimeInterval(pause)) { return [] }
     }
     var taken = 0
     var events = 0

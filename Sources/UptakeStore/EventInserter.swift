@@ -89,7 +89,18 @@ public final class EventInserter {
       return outcomes
     }
     dedup.didCommit(keys: newKeys, lastSeq: lastSeq)
+    unfoldedEvents += outcomes.reduce(0) { $0 + $1.accepted }
     return outcomes
+  }
+
+  /// Folds up to `maxEvents` stored events into the report aggregates and
+  /// returns how many it folded (0 when the aggregates are up to date).
+  /// Reports are exact either way: they add the events not yet folded.
+  @discardableResult
+  public func foldRollups(maxEvents: Int = foldStepEvents) throws(StoreError) -> Int {
+    let folded = try RollupFolder.fold(database, maxEvents: maxEvents)
+    unfoldedEvents = folded < maxEvents ? 0 : max(1, unfoldedEvents - folded)
+    return folded
   }
 
   /// Copies the WAL into the database file and truncates it.
@@ -97,11 +108,41 @@ public final class EventInserter {
     try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
   }
 
-  /// True while the duplicate index has merge work left (see DedupIndex).
-  public var hasMaintenanceWork: Bool { dedup.isMerging }
+  /// Events stored but maybe not folded into the report aggregates yet. It
+  /// starts at 1 so the first maintenance step finds out the real backlog
+  /// (events a previous run stored and did not fold).
+  public private(set) var unfoldedEvents = 1
 
-  /// Does one short step of the duplicate index's merge.
-  public func performMaintenanceStep() throws(StoreError) {
-    try dedup.mergeNextChunk(database)
+  /// Events not folded after which the writer folds even while batches keep
+  /// coming. Below it, folding waits for a pause in ingest: a fold writes
+  /// each touched page of the install tables once for all its events, so
+  /// folding many events at once is what keeps it cheap. Reports add the
+  /// unfolded events on every query, which bounds this: at a million events
+  /// a report reads them in well under a second, and only under a flood.
+  public static let maxUnfoldedUnderLoad = 1_000_000
+  /// Events per fold step: each step is one transaction, so a pause in ingest
+  /// is never longer than one step (about 100 ms here).
+  public static let foldStepEvents = 50_000
+
+  /// True while the duplicate index merges its in-memory level to disk.
+  public var isMergingDuplicates: Bool { dedup.isMerging }
+
+  /// True when there is upkeep to do: the duplicate index's merge always;
+  /// folding events into the aggregates when `idle` (nothing queued) or when
+  /// the backlog has grown past `maxUnfoldedUnderLoad`.
+  public func needsMaintenance(idle: Bool) -> Bool {
+    dedup.isMerging || unfoldedEvents > (idle ? 0 : Self.maxUnfoldedUnderLoad)
+  }
+
+  /// Does one short step of upkeep: a slice of the duplicate index's merge,
+  /// or a fold of stored events into the aggregates.
+  public func performMaintenanceStep(idle: Bool) throws(StoreError) {
+    if dedup.isMerging {
+      try dedup.mergeNextChunk(database)
+      return
+    }
+    if needsMaintenance(idle: idle) {
+      try foldRollups(maxEvents: Self.foldStepEvents)
+    }
   }
 }

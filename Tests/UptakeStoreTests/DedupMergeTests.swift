@@ -28,20 +28,20 @@ struct DedupMergeTests {
       let outcome = try inserter.insert([batch(app, events(ids: ids))])
       #expect(outcome == [InsertOutcome(accepted: Self.batchSize)])
     }
-    #expect(inserter.hasMaintenanceWork)
+    #expect(inserter.isMergingDuplicates)
     var steps = 0
-    while inserter.hasMaintenanceWork && steps < 8 {
-      try inserter.performMaintenanceStep()
+    while inserter.isMergingDuplicates && steps < 8 {
+      try inserter.performMaintenanceStep(idle: false)
       steps += 1
     }
-    #expect(inserter.hasMaintenanceWork)
+    #expect(inserter.isMergingDuplicates)
     let oldIds = [0, 1, 4_999, 5_000, 262_144, Self.eventCount - 1].map { "id-\($0)" }
     #expect(
       try inserter.insert([batch(app, events(ids: oldIds + ["during-merge"]))])
         == [InsertOutcome(accepted: 1, duplicates: oldIds.count)],
       "ids are duplicates while half merged")
-    while inserter.hasMaintenanceWork {
-      try inserter.performMaintenanceStep()
+    while inserter.isMergingDuplicates {
+      try inserter.performMaintenanceStep(idle: false)
       steps += 1
     }
     let elapsed = Date().timeIntervalSince(started)

@@ -1,0 +1,185 @@
+import UptakeCore
+
+extension ReportQueries {
+  /// Events and distinct installs grouped by `keys`, sorted by the keys in
+  /// order: versions in version order, everything else in text order.
+  ///
+  /// Groupings of date, updateId and action read the rollups: the bucket
+  /// counts directly when all three are asked for, otherwise the installs
+  /// behind them, so distinct counts stay exact across merged buckets.
+  /// Groupings by appVersion, platform or osVersion read the events of the
+  /// range (slower; no rollup keeps those dimensions).
+  public func grouped(
+    appNo: Int64, keys: [GroupKey], granularity: Granularity, range: DayRange, test: TestFilter
+  ) throws(StoreError) -> [GroupedRow] {
+    let rollupKeys: Set<GroupKey> = [.date, .updateId, .action]
+    let rows =
+      try Set(keys).isSubset(of: rollupKeys)
+      ? groupedFromRollups(
+        appNo: appNo, keys: keys, granularity: granularity, range: range, test: test)
+      : groupedFromEvents(
+        appNo: appNo, keys: keys, granularity: granularity, range: range, test: test)
+    return rows.sorted { Self.precedes($0.keys, $1.keys, keys) }
+  }
+
+  private struct Group {
+    var events = 0
+    var installs = 0
+    var members = Set<Int64>()
+  }
+
+  private func groupedFromRollups(
+    appNo: Int64, keys: [GroupKey], granularity: Granularity, range: DayRange, test: TestFilter
+  ) throws(StoreError) -> [GroupedRow] {
+    let hourly = keys.contains(.date) && granularity == .hour
+    let counts = hourly ? "hourly_counts" : "daily_counts"
+    let members = hourly ? "hourly_installs" : "daily_installs"
+    let time = hourly ? "hour" : "day"
+    let first = hourly ? range.fromDay * 24 : range.fromDay
+    let last = hourly ? range.toDay * 24 + 23 : range.toDay
+    // Each bucket holds one flag's installs; under `include` an install with
+    // both kinds of events must count once, so read the installs instead.
+    let bucketCountsSuffice = Set(keys).count == 3 && test != .include
+
+    func project(_ updateId: String, _ time: Int64, _ action: Int) -> [String?] {
+      keys.map { key in
+        switch key {
+        case .date: hourly ? Self.formatHour(time) : Timestamp.formatDate(dayNumber: time)
+        case .updateId: updateId
+        case .action: Action(rawValue: action)?.name
+        default: nil
+        }
+      }
+    }
+
+    return try database.read { () throws(StoreError) -> [GroupedRow] in
+      var groups: [[String?]: Group] = [:]
+      let statement = try database.statement(
+        """
+        SELECT update_id, \(time), action, sum(events), sum(installs) FROM \(counts)
+        WHERE app_no = ? AND \(time) BETWEEN ? AND ? AND \(test.sqlCondition)
+        GROUP BY update_id, \(time), action
+        """)
+      try bindScope(statement, appNo: appNo, from: first, through: last)
+      while try statement.step() {
+        let key = project(statement.string(0), statement.int64(1), statement.int(2))
+        groups[key, default: Group()].events += statement.int(3)
+        groups[key, default: Group()].installs += statement.int(4)
+      }
+      if !bucketCountsSuffice {
+        let installs = try database.statement(
+          """
+          SELECT update_id, \(time), action, install_key FROM \(members)
+          WHERE app_no = ? AND \(time) BETWEEN ? AND ? AND \(test.sqlCondition)
+          """)
+        try bindScope(installs, appNo: appNo, from: first, through: last)
+        while try installs.step() {
+          let key = project(installs.string(0), installs.int64(1), installs.int(2))
+          groups[key, default: Group()].members.insert(installs.int64(3))
+        }
+      }
+
+      let tail = try RollupTail.load(database, appNo: appNo)
+      let tailCounts = hourly ? tail.hourly : tail.daily
+      let exists = try database.statement(
+        """
+        SELECT 1 FROM \(members) WHERE app_no = ? AND is_test = ? AND update_id = ? AND \(time) = ?
+          AND action = ? AND install_key = ?
+        """)
+      for (bucket, bucketCounts) in tailCounts
+      where test.admits(isTest: bucket.isTest) && (first...last).contains(bucket.time) {
+        let key = project(bucket.updateId, bucket.time, bucket.action.rawValue)
+        groups[key, default: Group()].events += bucketCounts.events
+        let tailMembers: [Int64] =
+          hourly
+          ? Array(tail.hourlyInstalls[bucket] ?? [])
+          : Array(tail.dailyInstalls[bucket]?.keys ?? [:].keys)
+        if !bucketCountsSuffice {
+          groups[key, default: Group()].members.formUnion(tailMembers)
+          continue
+        }
+        // Installs new to the bucket: not among those folded already.
+        for install in tailMembers {
+          try exists.bind(1, bucket.appNo)
+          try exists.bind(2, Int64(bucket.isTest ? 1 : 0))
+          try exists.bind(3, bucket.updateId)
+          try exists.bind(4, bucket.time)
+          try exists.bind(5, Int64(bucket.action.rawValue))
+          try exists.bind(6, install)
+          if try !exists.step() { groups[key, default: Group()].installs += 1 }
+          exists.reset()
+        }
+      }
+      return groups.map { key, group in
+        GroupedRow(
+          keys: key, events: group.events,
+          installs: bucketCountsSuffice ? group.installs : group.members.count)
+      }
+    }
+  }
+
+  /// Any grouping, straight from the events of the range.
+  private func groupedFromEvents(
+    appNo: Int64, keys: [GroupKey], granularity: Granularity, range: DayRange, test: TestFilter
+  ) throws(StoreError) -> [GroupedRow] {
+    let columns = keys.map { Self.eventColumn($0, granularity: granularity) }
+    let selectList = (columns + ["count(*)", "count(DISTINCT install_id)"]).joined(separator: ", ")
+    let groupList =
+      keys.isEmpty ? "" : "GROUP BY " + (1...keys.count).map(String.init).joined(separator: ", ")
+    return try database.read { () throws(StoreError) -> [GroupedRow] in
+      let statement = try database.statement(
+        """
+        SELECT \(selectList) FROM events
+        WHERE app_no = ? AND ts >= ? AND ts < ? AND \(test.sqlCondition) \(groupList)
+        """)
+      try bindScope(statement, appNo: appNo, from: range.startMs, through: range.endMs)
+      var rows: [GroupedRow] = []
+      while try statement.step() {
+        var values: [String?] = []
+        for (index, key) in keys.enumerated() {
+          let column = Int32(index)
+          values.append(
+            statement.isNull(column)
+              ? nil : Self.formatEventColumn(key, statement, column, granularity))
+        }
+        let count = Int32(keys.count)
+        let events = statement.int(count)
+        guard events > 0 else { continue }  // an aggregate without GROUP BY over no rows
+        rows.append(GroupedRow(keys: values, events: events, installs: statement.int(count + 1)))
+      }
+      return rows
+    }
+  }
+
+  private static func eventColumn(_ key: GroupKey, granularity: Granularity) -> String {
+    switch key {
+    case .date: granularity == .day ? "ts / 86400000" : "ts / 3600000"
+    case .updateId: "update_id"
+    case .action: "action"
+    case .appVersion: "app_version"
+    case .platform: "platform"
+    case .osVersion: "os_version"
+    }
+  }
+
+  private static func formatEventColumn(
+    _ key: GroupKey, _ statement: Statement, _ column: Int32, _ granularity: Granularity
+  ) -> String {
+    switch key {
+    case .date:
+      let bucket = statement.int64(column)
+      return granularity == .hour ? formatHour(bucket) : Timestamp.formatDate(dayNumber: bucket)
+    case .action:
+      return Action(rawValue: statement.int(column))?.name ?? "unknown"
+    default:
+      return statement.string(column)
+    }
+  }
+
+  /// `YYYY-MM-DDTHH` for an hour number.
+  static func formatHour(_ hour: Int64) -> String {
+    let day = Timestamp.formatDate(dayNumber: hour >= 0 ? hour / 24 : (hour - 23) / 24)
+    let hourOfDay = ((hour % 24) + 24) % 24
+    return day + (hourOfDay < 10 ? "T0" : "T") + String(hourOfDay)
+  }
+}

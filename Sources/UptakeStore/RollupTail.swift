@@ -1,0 +1,40 @@
+import UptakeCore
+
+/// The events of one app not folded into the aggregates yet. Reports load
+/// it in the same read transaction as the aggregates, so the two together
+/// are exactly the stored events. It stays small: the writer folds whenever
+/// it is idle (see BatchWriter).
+enum RollupTail {
+  /// Loads the app's unfolded events; call inside `Database.read`.
+  static func load(_ database: Database, appNo: Int64) throws(StoreError) -> RollupDelta {
+    let after = try RollupFolder.foldedSeq(database)
+    var delta = RollupDelta(keepsEvents: true)
+    let statement = try database.statement(
+      """
+      SELECT app_no, update_id, action, app_version, install_id, ts, is_test
+      FROM events WHERE seq > ? AND app_no = ?
+      """)
+    try statement.bind(1, after)
+    try statement.bind(2, appNo)
+    while try statement.step() {
+      if let event = event(statement, firstColumn: 0) { delta.add(event) }
+    }
+    statement.reset()
+    return delta
+  }
+
+  /// Reads (app_no, update_id, action, app_version, install_id, ts, is_test)
+  /// starting at `firstColumn`.
+  static func event(_ statement: Statement, firstColumn: Int32) -> RollupEvent? {
+    let appNo = statement.int64(firstColumn)
+    guard let action = Action(rawValue: statement.int(firstColumn + 2)) else { return nil }
+    let installKey = statement.optionalString(firstColumn + 4).map {
+      StableHash.installKey(appNo: appNo, installId: $0)
+    }
+    return RollupEvent(
+      appNo: appNo, isTest: statement.int(firstColumn + 6) != 0,
+      updateId: statement.string(firstColumn + 1), action: action,
+      appVersion: statement.string(firstColumn + 3), installKey: installKey,
+      timestampMs: statement.int64(firstColumn + 5))
+  }
+}
