@@ -6,22 +6,10 @@
 -- test filter reads one contiguous range. Days and hours are numbers since
 -- 1970-01-01 UTC; install_key is StableHash.installKey(app_no, installId).
 
--- Events, distinct installs and first/last event time per update, hour and
--- action.
-CREATE TABLE hourly_counts (
-  app_no INTEGER NOT NULL,
-  is_test INTEGER NOT NULL,
-  update_id TEXT NOT NULL,
-  hour INTEGER NOT NULL,
-  action INTEGER NOT NULL,
-  events INTEGER NOT NULL,
-  installs INTEGER NOT NULL,
-  first_ts INTEGER NOT NULL,
-  last_ts INTEGER NOT NULL,
-  PRIMARY KEY (app_no, is_test, update_id, hour, action)
-) WITHOUT ROWID;
-
--- The same per day.
+-- Events, distinct installs and first/last event time per update, day and
+-- action. (Hour-granularity reports read the events of their range: they
+-- span a day or two, and hourly presence rows would cost ingest one more
+-- write per event.)
 CREATE TABLE daily_counts (
   app_no INTEGER NOT NULL,
   is_test INTEGER NOT NULL,
@@ -33,17 +21,6 @@ CREATE TABLE daily_counts (
   first_ts INTEGER NOT NULL,
   last_ts INTEGER NOT NULL,
   PRIMARY KEY (app_no, is_test, update_id, day, action)
-) WITHOUT ROWID;
-
--- The installs behind hourly_counts.installs.
-CREATE TABLE hourly_installs (
-  app_no INTEGER NOT NULL,
-  is_test INTEGER NOT NULL,
-  update_id TEXT NOT NULL,
-  hour INTEGER NOT NULL,
-  action INTEGER NOT NULL,
-  install_key INTEGER NOT NULL,
-  PRIMARY KEY (app_no, is_test, update_id, hour, action, install_key)
 ) WITHOUT ROWID;
 
 -- The installs behind daily_counts.installs, with each install's first
@@ -62,16 +39,20 @@ CREATE TABLE daily_installs (
   PRIMARY KEY (app_no, is_test, update_id, day, action, install_key)
 ) WITHOUT ROWID;
 
--- Adoption: the installs seen per day and version (any update, any action)...
-CREATE TABLE version_installs (
+-- The days and versions each install was seen on (any update, any
+-- action), with the first time: adoption counts, and the funnel's upgrades
+-- (looked up per install that downloaded).
+CREATE TABLE install_days (
   app_no INTEGER NOT NULL,
   is_test INTEGER NOT NULL,
+  install_key INTEGER NOT NULL,
   day INTEGER NOT NULL,
   app_version TEXT NOT NULL,
-  install_key INTEGER NOT NULL,
-  PRIMARY KEY (app_no, is_test, day, app_version, install_key)
+  first_ts INTEGER NOT NULL,
+  PRIMARY KEY (app_no, is_test, install_key, day, app_version)
 ) WITHOUT ROWID;
 
+-- Adoption: distinct installs per day and version...
 CREATE TABLE daily_versions (
   app_no INTEGER NOT NULL,
   is_test INTEGER NOT NULL,
@@ -82,29 +63,10 @@ CREATE TABLE daily_versions (
 ) WITHOUT ROWID;
 
 -- ...and per day on any version, the denominator of each version's share.
-CREATE TABLE active_installs (
-  app_no INTEGER NOT NULL,
-  is_test INTEGER NOT NULL,
-  day INTEGER NOT NULL,
-  install_key INTEGER NOT NULL,
-  PRIMARY KEY (app_no, is_test, day, install_key)
-) WITHOUT ROWID;
-
 CREATE TABLE daily_active (
   app_no INTEGER NOT NULL,
   is_test INTEGER NOT NULL,
   day INTEGER NOT NULL,
   installs INTEGER NOT NULL,
   PRIMARY KEY (app_no, is_test, day)
-) WITHOUT ROWID;
-
--- The first time each install was seen on each version: the funnel's
--- upgrades, looked up for the installs that downloaded.
-CREATE TABLE install_versions (
-  app_no INTEGER NOT NULL,
-  is_test INTEGER NOT NULL,
-  install_key INTEGER NOT NULL,
-  app_version TEXT NOT NULL,
-  first_ts INTEGER NOT NULL,
-  PRIMARY KEY (app_no, is_test, install_key, app_version)
 ) WITHOUT ROWID;

@@ -21,13 +21,18 @@ public enum StableHash {
   /// UTF-8 bytes, mixed by the splitmix64 finaliser because FNV-1a alone
   /// spreads short, similar ids poorly across the high bits.
   public static func dedupKey(appNo: Int64, clientId: String) -> Int64 {
+    dedupKey(appNo: appNo, utf8: clientId.utf8)
+  }
+
+  /// `dedupKey` of an id given as UTF-8 bytes (such as SQLite's text).
+  public static func dedupKey(appNo: Int64, utf8 bytes: some Sequence<UInt8>) -> Int64 {
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325
     var number = UInt64(bitPattern: appNo)
     for _ in 0..<8 {
       hash = fnv1a64(CollectionOfOne(UInt8(truncatingIfNeeded: number)), seed: hash)
       number >>= 8
     }
-    hash = fnv1a64(clientId.utf8, seed: hash)
+    hash = fnv1a64(bytes, seed: hash)
     hash = (hash ^ (hash >> 30)) &* 0xbf58_476d_1ce4_e5b9
     hash = (hash ^ (hash >> 27)) &* 0x94d0_49bb_1331_11eb
     hash ^= hash >> 31
@@ -42,5 +47,10 @@ extension StableHash {
   /// million installs; that is the only way a distinct count can be off.
   public static func installKey(appNo: Int64, installId: String) -> Int64 {
     dedupKey(appNo: appNo, clientId: installId)
+  }
+
+  /// `installKey` of an id given as UTF-8 bytes.
+  public static func installKey(appNo: Int64, utf8 bytes: some Sequence<UInt8>) -> Int64 {
+    dedupKey(appNo: appNo, utf8: bytes)
   }
 }

@@ -10,37 +10,26 @@ extension ReportQueries {
       var versions: [VersionDay: Int] = [:]
       var active: [Int64: Int] = [:]
       let tail = try RollupTail.load(database, appNo: appNo)
-      let tailVersions = tail.versionInstalls.filter {
-        test.admits(isTest: $0.key.isTest) && (range.fromDay...range.toDay).contains($0.key.day)
-      }
-      let tailActive = tail.activeInstalls.filter {
-        test.admits(isTest: $0.key.isTest) && (range.fromDay...range.toDay).contains($0.key.day)
+      let tailSeen = tail.seen.keys.filter {
+        test.admits(isTest: $0.isTest) && (range.fromDay...range.toDay).contains($0.day)
       }
       if test == .include {
         // An install with test and real events counts once: read the
         // installs of both kinds and count them distinct.
         var versionMembers: [VersionDay: Set<Int64>] = [:]
         var activeMembers: [Int64: Set<Int64>] = [:]
+        func add(_ day: Int64, _ appVersion: String, _ install: Int64) {
+          versionMembers[VersionDay(day: day, appVersion: appVersion), default: []].insert(install)
+          activeMembers[day, default: []].insert(install)
+        }
         let members = try database.statement(
           """
-          SELECT day, app_version, install_key FROM version_installs
+          SELECT day, app_version, install_key FROM install_days
           WHERE app_no = ? AND day BETWEEN ? AND ? AND is_test IN (0, 1)
           """)
         try bindScope(members, appNo: appNo, from: range.fromDay, through: range.toDay)
-        while try members.step() {
-          versionMembers[
-            VersionDay(day: members.int64(0), appVersion: members.string(1)), default: []
-          ]
-          .insert(members.int64(2))
-          activeMembers[members.int64(0), default: []].insert(members.int64(2))
-        }
-        for (key, installs) in tailVersions {
-          versionMembers[VersionDay(day: key.day, appVersion: key.appVersion), default: []]
-            .formUnion(installs)
-        }
-        for (key, installs) in tailActive {
-          activeMembers[key.day, default: []].formUnion(installs)
-        }
+        while try members.step() { add(members.int64(0), members.string(1), members.int64(2)) }
+        for key in tailSeen { add(key.day, key.appVersion, key.installKey) }
         versions = versionMembers.mapValues(\.count)
         active = activeMembers.mapValues(\.count)
       } else {
@@ -62,36 +51,31 @@ extension ReportQueries {
           """)
         try bindScope(byDay, appNo: appNo, from: range.fromDay, through: range.toDay)
         while try byDay.step() { active[byDay.int64(0), default: 0] += byDay.int(1) }
-        // Unfolded installs count where they are new to the day or version.
-        let knownOnVersion = try database.statement(
+        // Unfolded installs count where they are new to the version or the
+        // day: the folded versions of each unfolded install and day decide.
+        let folded = try database.statement(
           """
-          SELECT 1 FROM version_installs
-          WHERE app_no = ? AND is_test = ? AND day = ? AND app_version = ? AND install_key = ?
+          SELECT app_version FROM install_days
+          WHERE app_no = ? AND is_test = ? AND install_key = ? AND day = ?
           """)
-        for (key, installs) in tailVersions {
-          for install in installs {
-            try knownOnVersion.bind(1, key.appNo)
-            try knownOnVersion.bind(2, Int64(key.isTest ? 1 : 0))
-            try knownOnVersion.bind(3, key.day)
-            try knownOnVersion.bind(4, key.appVersion)
-            try knownOnVersion.bind(5, install)
-            if try !knownOnVersion.step() {
-              versions[VersionDay(day: key.day, appVersion: key.appVersion), default: 0] += 1
-            }
-            knownOnVersion.reset()
-          }
+        var tailVersionsByInstallDay: [RollupDelta.SeenKey: [String]] = [:]
+        for key in tailSeen {
+          let installDay = RollupDelta.SeenKey(
+            appNo: key.appNo, isTest: key.isTest, installKey: key.installKey, day: key.day,
+            appVersion: "")
+          tailVersionsByInstallDay[installDay, default: []].append(key.appVersion)
         }
-        let knownOnDay = try database.statement(
-          "SELECT 1 FROM active_installs WHERE app_no = ? AND is_test = ? AND day = ? AND install_key = ?"
-        )
-        for (key, installs) in tailActive {
-          for install in installs {
-            try knownOnDay.bind(1, key.appNo)
-            try knownOnDay.bind(2, Int64(key.isTest ? 1 : 0))
-            try knownOnDay.bind(3, key.day)
-            try knownOnDay.bind(4, install)
-            if try !knownOnDay.step() { active[key.day, default: 0] += 1 }
-            knownOnDay.reset()
+        for (installDay, tailVersions) in tailVersionsByInstallDay {
+          try folded.bind(1, installDay.appNo)
+          try folded.bind(2, Int64(installDay.isTest ? 1 : 0))
+          try folded.bind(3, installDay.installKey)
+          try folded.bind(4, installDay.day)
+          var foldedVersions = Set<String>()
+          while try folded.step() { foldedVersions.insert(folded.string(0)) }
+          folded.reset()
+          if foldedVersions.isEmpty { active[installDay.day, default: 0] += 1 }
+          for appVersion in tailVersions where !foldedVersions.contains(appVersion) {
+            versions[VersionDay(day: installDay.day, appVersion: appVersion), default: 0] += 1
           }
         }
       }

@@ -40,6 +40,7 @@ public final class Database {
     // others only for one transaction; waiting 5 s rides that out instead of
     // failing a CLI command or a report with SQLITE_BUSY.
     try check(sqlite3_busy_timeout(handle, 5000), sql: nil)
+    try check(SQLFunctions.register(handle), sql: nil)
     // WAL lets reports read while the writer commits, and turns each commit
     // into one sequential append. The mode is stored in the file, so setting
     // it on every open is cheap after the first time.

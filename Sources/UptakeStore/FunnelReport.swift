@@ -6,12 +6,13 @@ extension ReportQueries {
   /// configuration names one: an upgrade must then reach at least it.
   ///
   /// Impressions and downloads come from `daily_installs` (each install's
-  /// first and last event of the day), upgrades from `install_versions` (the
-  /// first time each install was seen on each version). Two approximations
-  /// follow, both for event orders the apps do not produce: a download on the
-  /// day of the first impression but before it, with another after it, is
-  /// taken at that day's last download; and a version the install was seen on
-  /// before its download does not count as an upgrade.
+  /// first and last event of the day), upgrades from `install_days` (the
+  /// first time each install was seen on each version each day). Two
+  /// approximations follow, both for event orders the apps do not produce: a
+  /// download on the day of the first impression but before it, with another
+  /// after it, is taken at that day's last download; and on the day of the
+  /// download, a higher version seen before the download does not count as
+  /// an upgrade on that day.
   public func funnel(
     appNo: Int64, updateId: String, range: DayRange, test: TestFilter, targetVersion: String?
   ) throws(StoreError) -> FunnelResult {
@@ -62,8 +63,8 @@ extension ReportQueries {
 
       let versionsSeen = try database.statement(
         """
-        SELECT app_version, first_ts FROM install_versions
-        WHERE app_no = ? AND \(test.sqlCondition) AND install_key = ?
+        SELECT app_version, first_ts FROM install_days
+        WHERE app_no = ? AND \(test.sqlCondition) AND install_key = ? AND day BETWEEN ? AND ?
         """)
       var downloaded = 0
       var hoursToUpgrade: [Double] = []
@@ -76,6 +77,8 @@ extension ReportQueries {
         var upgradeTs = Int64.max
         try versionsSeen.bind(1, appNo)
         try versionsSeen.bind(2, install)
+        try versionsSeen.bind(3, Timestamp.dayNumber(ms: downloadTs))
+        try versionsSeen.bind(4, range.toDay)
         while try versionsSeen.step() {
           let firstTs = versionsSeen.int64(1)
           if firstTs > downloadTs, firstTs < range.endMs, firstTs < upgradeTs,

@@ -4,19 +4,20 @@ extension ReportQueries {
   /// Events and distinct installs grouped by `keys`, sorted by the keys in
   /// order: versions in version order, everything else in text order.
   ///
-  /// Groupings of date, updateId and action read the rollups: the bucket
-  /// counts directly when all three are asked for, otherwise the installs
-  /// behind them, so distinct counts stay exact across merged buckets.
-  /// Groupings by appVersion, platform or osVersion read the events of the
-  /// range (slower; no rollup keeps those dimensions).
+  /// Daily groupings of date, updateId and action read the rollups: the
+  /// bucket counts directly when all three are asked for, otherwise the
+  /// installs behind them, so distinct counts stay exact across merged
+  /// buckets. Hourly groupings, and groupings by appVersion, platform or
+  /// osVersion, read the events of the range (slower: no rollup keeps hours
+  /// or those dimensions, which would cost ingest a write per event each).
   public func grouped(
     appNo: Int64, keys: [GroupKey], granularity: Granularity, range: DayRange, test: TestFilter
   ) throws(StoreError) -> [GroupedRow] {
     let rollupKeys: Set<GroupKey> = [.date, .updateId, .action]
+    let hourly = granularity == .hour && keys.contains(.date)
     let rows =
-      try Set(keys).isSubset(of: rollupKeys)
-      ? groupedFromRollups(
-        appNo: appNo, keys: keys, granularity: granularity, range: range, test: test)
+      try Set(keys).isSubset(of: rollupKeys) && !hourly
+      ? groupedFromRollups(appNo: appNo, keys: keys, range: range, test: test)
       : groupedFromEvents(
         appNo: appNo, keys: keys, granularity: granularity, range: range, test: test)
     return rows.sorted { Self.precedes($0.keys, $1.keys, keys) }
@@ -29,22 +30,16 @@ extension ReportQueries {
   }
 
   private func groupedFromRollups(
-    appNo: Int64, keys: [GroupKey], granularity: Granularity, range: DayRange, test: TestFilter
+    appNo: Int64, keys: [GroupKey], range: DayRange, test: TestFilter
   ) throws(StoreError) -> [GroupedRow] {
-    let hourly = keys.contains(.date) && granularity == .hour
-    let counts = hourly ? "hourly_counts" : "daily_counts"
-    let members = hourly ? "hourly_installs" : "daily_installs"
-    let time = hourly ? "hour" : "day"
-    let first = hourly ? range.fromDay * 24 : range.fromDay
-    let last = hourly ? range.toDay * 24 + 23 : range.toDay
     // Each bucket holds one flag's installs; under `include` an install with
     // both kinds of events must count once, so read the installs instead.
     let bucketCountsSuffice = Set(keys).count == 3 && test != .include
 
-    func project(_ updateId: String, _ time: Int64, _ action: Int) -> [String?] {
+    func project(_ updateId: String, _ day: Int64, _ action: Int) -> [String?] {
       keys.map { key in
         switch key {
-        case .date: hourly ? Self.formatHour(time) : Timestamp.formatDate(dayNumber: time)
+        case .date: Timestamp.formatDate(dayNumber: day)
         case .updateId: updateId
         case .action: Action(rawValue: action)?.name
         default: nil
@@ -56,11 +51,11 @@ extension ReportQueries {
       var groups: [[String?]: Group] = [:]
       let statement = try database.statement(
         """
-        SELECT update_id, \(time), action, sum(events), sum(installs) FROM \(counts)
-        WHERE app_no = ? AND \(time) BETWEEN ? AND ? AND \(test.sqlCondition)
-        GROUP BY update_id, \(time), action
+        SELECT update_id, day, action, sum(events), sum(installs) FROM daily_counts
+        WHERE app_no = ? AND day BETWEEN ? AND ? AND \(test.sqlCondition)
+        GROUP BY update_id, day, action
         """)
-      try bindScope(statement, appNo: appNo, from: first, through: last)
+      try bindScope(statement, appNo: appNo, from: range.fromDay, through: range.toDay)
       while try statement.step() {
         let key = project(statement.string(0), statement.int64(1), statement.int(2))
         groups[key, default: Group()].events += statement.int(3)
@@ -69,10 +64,10 @@ extension ReportQueries {
       if !bucketCountsSuffice {
         let installs = try database.statement(
           """
-          SELECT update_id, \(time), action, install_key FROM \(members)
-          WHERE app_no = ? AND \(time) BETWEEN ? AND ? AND \(test.sqlCondition)
+          SELECT update_id, day, action, install_key FROM daily_installs
+          WHERE app_no = ? AND day BETWEEN ? AND ? AND \(test.sqlCondition)
           """)
-        try bindScope(installs, appNo: appNo, from: first, through: last)
+        try bindScope(installs, appNo: appNo, from: range.fromDay, through: range.toDay)
         while try installs.step() {
           let key = project(installs.string(0), installs.int64(1), installs.int(2))
           groups[key, default: Group()].members.insert(installs.int64(3))
@@ -80,20 +75,17 @@ extension ReportQueries {
       }
 
       let tail = try RollupTail.load(database, appNo: appNo)
-      let tailCounts = hourly ? tail.hourly : tail.daily
       let exists = try database.statement(
         """
-        SELECT 1 FROM \(members) WHERE app_no = ? AND is_test = ? AND update_id = ? AND \(time) = ?
+        SELECT 1 FROM daily_installs WHERE app_no = ? AND is_test = ? AND update_id = ? AND day = ?
           AND action = ? AND install_key = ?
         """)
-      for (bucket, bucketCounts) in tailCounts
-      where test.admits(isTest: bucket.isTest) && (first...last).contains(bucket.time) {
-        let key = project(bucket.updateId, bucket.time, bucket.action.rawValue)
+      for (bucket, bucketCounts) in tail.daily
+      where test.admits(isTest: bucket.isTest) && (range.fromDay...range.toDay).contains(bucket.day)
+      {
+        let key = project(bucket.updateId, bucket.day, bucket.action.rawValue)
         groups[key, default: Group()].events += bucketCounts.events
-        let tailMembers: [Int64] =
-          hourly
-          ? Array(tail.hourlyInstalls[bucket] ?? [])
-          : Array(tail.dailyInstalls[bucket]?.keys ?? [:].keys)
+        let tailMembers = tail.dailyInstalls[bucket]?.keys.map { $0 } ?? []
         if !bucketCountsSuffice {
           groups[key, default: Group()].members.formUnion(tailMembers)
           continue
@@ -103,7 +95,7 @@ extension ReportQueries {
           try exists.bind(1, bucket.appNo)
           try exists.bind(2, Int64(bucket.isTest ? 1 : 0))
           try exists.bind(3, bucket.updateId)
-          try exists.bind(4, bucket.time)
+          try exists.bind(4, bucket.day)
           try exists.bind(5, Int64(bucket.action.rawValue))
           try exists.bind(6, install)
           if try !exists.step() { groups[key, default: Group()].installs += 1 }

@@ -28,7 +28,7 @@ extension ReportQueries {
       }
       let tail = try RollupTail.load(database, appNo: appNo)
       for (key, counts) in tail.daily
-      where test.admits(isTest: key.isTest) && (range.fromDay...range.toDay).contains(key.time) {
+      where test.admits(isTest: key.isTest) && (range.fromDay...range.toDay).contains(key.day) {
         add(key.updateId, key.action.rawValue, counts.events, counts.firstTs, counts.lastTs)
       }
       return byUpdate.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }.map {
@@ -73,9 +73,9 @@ extension ReportQueries {
       let tail = try RollupTail.load(database, appNo: appNo)
       for (key, bucket) in tail.daily
       where key.updateId == updateId && test.admits(isTest: key.isTest)
-        && (range.fromDay...range.toDay).contains(key.time)
+        && (range.fromDay...range.toDay).contains(key.day)
       {
-        byDay[key.time, default: [0, 0, 0, 0]][key.action.rawValue] += bucket.events
+        byDay[key.day, default: [0, 0, 0, 0]][key.action.rawValue] += bucket.events
         events[key.action.rawValue] += bucket.events
         if let members = tail.dailyInstalls[key] {
           installs[key.action.rawValue].formUnion(members.keys)
