@@ -14,6 +14,8 @@ public struct EventSimulation: Sendable {
     /// Events fall in the `days` days that end at `endMs`.
     public var days = 30
     public var endMs: Int64 = 0
+    /// Days an install stays in use after its first event (then it churns).
+    public var activeDays = 21
     /// Share of installs that are test devices, whose events are `test: true`.
     public var testShare = 0.01
     /// Probability of each choice after an impression.
@@ -47,17 +49,29 @@ public struct EventSimulation: Sendable {
   public func generate(_ emit: (Event) -> Void) {
     var generator = SeededGenerator(seed: parameters.seed)
     let startMs = parameters.endMs - Int64(parameters.days) * 86_400_000
-    let spanMs = UInt64(parameters.days) * 86_400_000
+    let spanMs = Int64(parameters.days) * 86_400_000
+    // Update i is released at an even step through the period; a prompt
+    // always offers the newest release.
+    func newestRelease(at time: Int64) -> Int {
+      min(updates.count - 1, Int((time - startMs) * Int64(updates.count) / spanMs))
+    }
+    func releaseTime(_ index: Int) -> Int64 {
+      startMs + Int64(index) * spanMs / Int64(updates.count)
+    }
     for installIndex in 0..<parameters.installs {
       let installId = "install-\(parameters.seed)-\(installIndex)"
       let isTest = generator.chance(parameters.testShare)
       let platform: Platform = generator.chance(0.5) ? .ios : .android
       let osVersion =
         platform == .ios ? "17.\(generator.next() % 6)" : "\(12 + generator.next() % 3)"
-      var versionIndex = Int(generator.next() % UInt64(updates.count))
-      var appVersion = versionIndex == 0 ? "2.0.0" : updates[versionIndex - 1].version
+      var now = startMs + Int64(generator.next() % UInt64(spanMs))
+      let activeUntil = min(parameters.endMs, now + Int64(parameters.activeDays) * 86_400_000)
+      // The install starts a few releases behind; `installed` counts the
+      // updates applied ("2.0.0" when none).
+      var installed = max(0, newestRelease(at: now) - Int(generator.next() % 4))
+      var skippedThrough = -1
+      var appVersion = installed == 0 ? "2.0.0" : updates[installed - 1].version
       var previousVersion: String?
-      var now = startMs + Int64(generator.next() % spanMs)
 
       func record(_ action: Action, _ update: Update) {
         emit(
@@ -67,12 +81,19 @@ public struct EventSimulation: Sendable {
             platform: platform, previousAppVersion: previousVersion, isTest: isTest))
       }
 
-      // Prompts keep coming while there is a newer version and time left.
-      while versionIndex < updates.count && now < parameters.endMs {
-        let update = updates[versionIndex]
+      while now < activeUntil {
+        let newest = newestRelease(at: now)
+        guard newest >= installed, newest > skippedThrough else {
+          // Up to date, or the newest was ignored: wait for the next release.
+          let next = max(installed, skippedThrough + 1)
+          guard next < updates.count else { break }
+          now = max(now, releaseTime(next)) + Int64(generator.next() % 86_400_000)
+          continue
+        }
+        let update = updates[newest]
         record(.impression, update)
         now += 1000 + Int64(generator.next() % 60_000)
-        guard now < parameters.endMs else { break }
+        guard now < activeUntil else { break }
         let roll = Double(generator.next() >> 11) / Double(1 << 53)
         if roll < parameters.downloadChance {
           record(.download, update)
@@ -82,19 +103,20 @@ public struct EventSimulation: Sendable {
           now += 600_000 + Int64(generator.next() % (3 * 86_400_000))
           previousVersion = appVersion
           appVersion = update.version
-          versionIndex += 1
+          installed = newest + 1
         } else if roll < parameters.downloadChance + parameters.laterChance {
           record(.later, update)
-          now += 3_600_000 + Int64(generator.next() % (2 * 86_400_000))
+          // Reminded after a few days, as a prompt's reminderDays says.
+          now += 2 * 86_400_000 + Int64(generator.next() % (4 * 86_400_000))
         } else if roll < parameters.downloadChance + parameters.laterChance
           + parameters.ignoreChance
         {
           record(.ignore, update)
-          // Ignoring skips this version; the next one is offered later.
-          now += 86_400_000 + Int64(generator.next() % (5 * 86_400_000))
-          versionIndex += 1
+          skippedThrough = newest
+          now += 86_400_000 + Int64(generator.next() % (2 * 86_400_000))
         } else {
-          now += 3_600_000 + Int64(generator.next() % 86_400_000)
+          // Dismissed: shown again at a later launch, days on.
+          now += 2 * 86_400_000 + Int64(generator.next() % (2 * 86_400_000))
         }
       }
     }
