@@ -43,7 +43,7 @@ let package = Package(
       dependencies: ["schema-embedder"]),
 
     .testTarget(name: "UptakeCoreTests", dependencies: ["UptakeCore"]),
-    .testTarget(name: "UptakeStoreTests", dependencies: ["UptakeStore"]),
+    .testTarget(name: "UptakeStoreTests", dependencies: ["UptakeStore", "UptakeDataGen"]),
     .testTarget(name: "UptakeHTTPTests", dependencies: ["UptakeHTTP"]),
     .testTarget(
       name: "EndToEndTests", dependencies: ["UptakeCore"]),
