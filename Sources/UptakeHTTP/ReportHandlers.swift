@@ -13,60 +13,44 @@ struct ReportHandlers: Sendable {
       Route("GET", "/v1/updates/{updateId}", access: .readKey) { request in
         .respond(update(request))
       },
+      Route("GET", "/v1/updates/{updateId}/funnel", access: .readKey) { request in
+        .respond(funnel(request))
+      },
+      Route("GET", "/v1/report", access: .readKey) { request in .respond(report(request)) },
+      Route("GET", "/v1/adoption", access: .readKey) { request in .respond(adoption(request)) },
     ]
   }
 
+  /// `GET /v1/updates`: every update with events in the range.
   func updates(_ request: Request) -> Response {
     run(request) { (parameters, app, database) throws(StoreError) -> Response in
       let updates = try ReportQueries(database: database).updates(
         appNo: app.appNo, range: parameters.range, test: parameters.test)
-      let counts = Action.allCases
-      if parameters.wantsCSV {
-        var csv = CSVWriter()
-        csv.writeRow(["updateId", "firstSeen", "lastSeen"] + counts.map(\.name))
-        for update in updates {
-          csv.writeRow(
-            [
-              update.updateId, Timestamp.formatRFC3339(update.firstSeenMs),
-              Timestamp.formatRFC3339(update.lastSeenMs),
-            ] + update.events.map(String.init))
-        }
-        return .csv(csv.text)
-      }
-      var json = JSONWriter()
-      json.beginObject()
-      json.key("updates")
-      json.beginArray()
+      var table = ReportTable(
+        columns: ["updateId", "firstSeen", "lastSeen"] + Action.allCases.map(\.name))
       for update in updates {
-        json.beginObject()
-        json.member("updateId", update.updateId)
-        json.member("firstSeen", Timestamp.formatRFC3339(update.firstSeenMs))
-        json.member("lastSeen", Timestamp.formatRFC3339(update.lastSeenMs))
-        for action in counts { json.member(action.name, update.events[action.rawValue]) }
-        json.endObject()
+        table.append(
+          [
+            .text(update.updateId), .text(Timestamp.formatRFC3339(update.firstSeenMs)),
+            .text(Timestamp.formatRFC3339(update.lastSeenMs)),
+          ] + update.events.map { .count($0) })
       }
-      json.endArray()
-      json.endObject()
-      return .json(json)
+      return table.response(parameters, rowsKey: "updates")
     }
   }
 
+  /// `GET /v1/updates/{updateId}`: one update by action and by day. Its CSV
+  /// lists the days.
   func update(_ request: Request) -> Response {
-    let updateId = request.pathParameters[0]
-    guard UpdateID.isValid(updateId) else {
-      return APIError.badRequest("updateId: use 1 to 64 of A-Z a-z 0-9 . _ : -").response
-    }
-    return run(request) { (parameters, app, database) throws(StoreError) -> Response in
+    withUpdateId(request) { (updateId, parameters, app, database) throws(StoreError) -> Response in
       let detail = try ReportQueries(database: database).update(
         appNo: app.appNo, updateId: updateId, range: parameters.range, test: parameters.test)
-      if parameters.wantsCSV {
-        var csv = CSVWriter()
-        csv.writeRow(["date"] + Action.allCases.map(\.name))
-        for day in detail.days {
-          csv.writeRow([Timestamp.formatDate(dayNumber: day.day)] + day.events.map(String.init))
-        }
-        return .csv(csv.text)
+      var days = ReportTable(columns: ["date"] + Action.allCases.map(\.name))
+      for day in detail.days {
+        days.append(
+          [.text(Timestamp.formatDate(dayNumber: day.day))] + day.events.map { .count($0) })
       }
+      if parameters.wantsCSV { return .csv(days.csv) }
       var json = JSONWriter()
       json.beginObject()
       json.member("updateId", detail.updateId)
@@ -84,16 +68,87 @@ struct ReportHandlers: Sendable {
       json.member("laterRate", detail.rate(.later))
       json.member("ignoreRate", detail.rate(.ignore))
       json.key("days")
-      json.beginArray()
-      for day in detail.days {
-        json.beginObject()
-        json.member("date", Timestamp.formatDate(dayNumber: day.day))
-        for action in Action.allCases { json.member(action.name, day.events[action.rawValue]) }
-        json.endObject()
-      }
-      json.endArray()
+      days.writeRows(into: &json)
       json.endObject()
       return .json(json)
+    }
+  }
+
+  /// `GET /v1/updates/{updateId}/funnel`: installs from impression to
+  /// download to a higher version.
+  func funnel(_ request: Request) -> Response {
+    withUpdateId(request) { (updateId, parameters, app, database) throws(StoreError) -> Response in
+      let funnel = try ReportQueries(database: database).funnel(
+        appNo: app.appNo, updateId: updateId, range: parameters.range, test: parameters.test,
+        targetVersion: nil)
+      var table = ReportTable(
+        columns: ["impressions", "downloads", "upgraded", "medianHoursToUpgrade"])
+      table.append([
+        .count(funnel.impressions), .count(funnel.downloads), .count(funnel.upgraded),
+        .fraction(funnel.medianHoursToUpgrade),
+      ])
+      return table.singleRowResponse(parameters)
+    }
+  }
+
+  /// `GET /v1/report?groupBy=K1,K2&granularity=day|hour`: events and
+  /// installs grouped by the keys, in their order.
+  func report(_ request: Request) -> Response {
+    var keys = GroupKey.defaultGrouping
+    if let text = request.query("groupBy") {
+      switch GroupKey.parseList(text) {
+      case .success(let parsed): keys = parsed
+      case .failure(let error): return APIError.badRequest(error.message).response
+      }
+    }
+    var granularity = Granularity.day
+    if let text = request.query("granularity") {
+      guard let parsed = Granularity(rawValue: text) else {
+        return APIError.badRequest("granularity: use day or hour").response
+      }
+      granularity = parsed
+    }
+    return run(request) { (parameters, app, database) throws(StoreError) -> Response in
+      let rows = try ReportQueries(database: database).grouped(
+        appNo: app.appNo, keys: keys, granularity: granularity, range: parameters.range,
+        test: parameters.test)
+      var table = ReportTable(columns: keys.map(\.rawValue) + ["events", "installs"])
+      for row in rows {
+        table.append(row.keys.map { .text($0) } + [.count(row.events), .count(row.installs)])
+      }
+      return table.response(parameters, rowsKey: "rows")
+    }
+  }
+
+  /// `GET /v1/adoption`: installs per day and app version, with their share
+  /// of the day's installs.
+  func adoption(_ request: Request) -> Response {
+    run(request) { (parameters, app, database) throws(StoreError) -> Response in
+      let rows = try ReportQueries(database: database).adoption(
+        appNo: app.appNo, range: parameters.range, test: parameters.test)
+      var table = ReportTable(columns: ["date", "appVersion", "installs", "share"])
+      for row in rows {
+        table.append([
+          .text(Timestamp.formatDate(dayNumber: row.day)), .text(row.appVersion),
+          .count(row.installs), .fraction(row.share),
+        ])
+      }
+      return table.response(parameters, rowsKey: "rows")
+    }
+  }
+
+  /// `run` for the routes under `/v1/updates/{updateId}`, which first check
+  /// the update's name.
+  private func withUpdateId(
+    _ request: Request,
+    _ body: (String, ReportRequest, AppRecord, Database) throws(StoreError) -> Response
+  ) -> Response {
+    let updateId = request.pathParameters[0]
+    guard UpdateID.isValid(updateId) else {
+      return APIError.badRequest("updateId: use 1 to 64 of A-Z a-z 0-9 . _ : -").response
+    }
+    return run(request) { (parameters, app, database) throws(StoreError) -> Response in
+      try body(updateId, parameters, app, database)
     }
   }
 

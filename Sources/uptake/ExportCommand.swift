@@ -39,16 +39,12 @@ struct ExportCommand: Command {
 
   init(arguments: [String]) throws(CommandError) {
     let parsed = try Arguments(
-      arguments,
-      valueFlags: [
-        "--db", "--app", "--from", "--to", "--group-by", "--test", "--since-last", "-o",
-      ],
+      arguments, valueFlags: ReportOptions.valueFlags.union(["--group-by", "--since-last", "-o"]),
       booleanFlags: [])
     guard parsed.positionals.isEmpty else {
       throw .usage("unexpected argument \(parsed.positionals[0])")
     }
-    guard let appId = parsed.value("--app") else { throw .usage("--app is required") }
-    self.appId = appId
+    appId = try ReportOptions.appId(parsed)
     stateFile = parsed.value("--since-last")
     if stateFile != nil {
       guard parsed.value("--from") == nil && parsed.value("--to") == nil else {
@@ -56,22 +52,10 @@ struct ExportCommand: Command {
       }
       range = nil
     } else {
-      switch DayRange.parse(
-        from: parsed.value("--from"), to: parsed.value("--to"), nowMs: Clock.nowMs())
-      {
-      case .success(let parsedRange): range = parsedRange
-      case .failure(let error): throw .usage(error.message)
-      }
+      range = try ReportOptions.range(parsed)
     }
-    switch GroupKey.parseList(parsed.value("--group-by") ?? "date,updateId,action") {
-    case .success(let keys): groupBy = keys
-    case .failure(let error): throw .usage(error.message)
-    }
-    let testText = parsed.value("--test") ?? "exclude"
-    guard let test = TestFilter(rawValue: testText) else {
-      throw .usage("--test must be exclude, include or only")
-    }
-    self.test = test
+    groupBy = try ReportOptions.groupBy(parsed)
+    test = try ReportOptions.test(parsed)
     outputPath = parsed.value("-o")
     databasePath = parsed.databasePath
   }

@@ -3,14 +3,16 @@ import Foundation
 /// Every subcommand, in the order `uptake --help` lists them.
 let commands: [any Command.Type] = [
   AppsAddCommand.self, AppsListCommand.self, AppsRotateCommand.self, ExportCommand.self,
+  ReportCommand.self, ImportCommand.self,
 ]
 
 let overview = """
   usage: uptake COMMAND [options]
 
-  Uptake's command line: manage apps and keys, export CSV summaries. Every
-  command reads the database the daemon writes (--db PATH, env UPTAKE_DB,
-  default ./uptake.db), safely while it runs.
+  Uptake's command line: manage apps and keys, export CSV summaries, show
+  reports, import events. Every command works on the database the daemon
+  writes (--db PATH, env UPTAKE_DB, default ./uptake.db), safely while it
+  runs.
 
   commands:
   \(commands.map { "  " + $0.path.joined(separator: " ").padding(toLength: 14, withPad: " ", startingAt: 0) + $0.summary }.joined(separator: "\n"))

@@ -1,0 +1,165 @@
+import Testing
+import UptakeCore
+import UptakeStore
+
+@testable import UptakeHTTP
+
+@Suite("Report endpoints through the router, on a fixed clock")
+struct ReportEndpointsTests {
+  @Test("GET /v1/report: default keys, JSON rows and CSV with the same columns")
+  func groupedReport() throws {
+    try ReportFixture.with { (fixture) throws in
+      let json = fixture.get("/v1/report")
+      let csv = fixture.get("/v1/report", query: ["format": "csv"])
+
+      #expect(json.status == 200)
+      #expect(
+        json.bodyText
+          == """
+          {"rows":[{"date":"2026-03-14","updateId":"u1","action":"impression","events":2,"installs":2},\
+          {"date":"2026-03-15","updateId":"u1","action":"download","events":1,"installs":1}]}
+          """)
+      #expect(
+        csv.bodyText
+          == "date,updateId,action,events,installs\r\n"
+          + "2026-03-14,u1,impression,2,2\r\n2026-03-15,u1,download,1,1\r\n")
+    }
+  }
+
+  @Test("granularity=hour gives YYYY-MM-DDTHH dates")
+  func hourly() throws {
+    try ReportFixture.with { (fixture) throws in
+      let response = fixture.get("/v1/report", query: ["groupBy": "date", "granularity": "hour"])
+
+      #expect(
+        response.bodyText
+          == """
+          {"rows":[{"date":"2026-03-14T09","events":1,"installs":1},\
+          {"date":"2026-03-14T23","events":1,"installs":1},\
+          {"date":"2026-03-15T00","events":1,"installs":1}]}
+          """)
+    }
+  }
+
+  @Test(
+    "bad parameters are 400 with a message naming the parameter",
+    arguments: [
+      (
+        ["groupBy": "date,nope"],
+        #"groupBy: unknown key "nope" (use date, updateId, action, appVersion, platform, osVersion)"#
+      ),
+      (["groupBy": "date,date"], #"groupBy: "date" given twice"#),
+      (["granularity": "week"], "granularity: use day or hour"),
+      (["from": "2026-02-30"], "from: not a date (use YYYY-MM-DD)"),
+      (["from": "2026-03-15", "to": "2026-03-14"], "from: after to"),
+    ])
+  func badParameters(query: [String: String], message: String) throws {
+    try ReportFixture.with { (fixture) throws in
+      let response = fixture.get("/v1/report", query: query)
+
+      let error = try JSONParser().parse(response.body)["error"]
+      #expect(response.status == 400)
+      #expect(error?["code"] == .string("bad_request"))
+      #expect(error?["message"] == .string(message))
+    }
+  }
+
+  @Test("the funnel route sits under its update; other paths below it are 404")
+  func funnelRoute() throws {
+    try ReportFixture.with { (fixture) throws in
+      let funnel = fixture.get("/v1/updates/u1/funnel")
+      let csv = fixture.get("/v1/updates/u1/funnel", query: ["format": "csv"])
+      let badId = fixture.get("/v1/updates/u%201/funnel")
+
+      #expect(funnel.status == 200)
+      #expect(
+        funnel.bodyText
+          == #"{"impressions":2,"downloads":1,"upgraded":0,"medianHoursToUpgrade":null}"#)
+      #expect(csv.bodyText == "impressions,downloads,upgraded,medianHoursToUpgrade\r\n2,1,0,\r\n")
+      #expect(badId.status == 400)
+      #expect(fixture.get("/v1/updates/u1/funnels").status == 404)
+      #expect(fixture.get("/v1/updates/u1/funnel/x").status == 404)
+    }
+  }
+
+  @Test("GET /v1/adoption: rows per date and version with their share")
+  func adoption() throws {
+    try ReportFixture.with { (fixture) throws in
+      let response = fixture.get("/v1/adoption", query: ["format": "csv"])
+
+      #expect(
+        response.bodyText
+          == "date,appVersion,installs,share\r\n"
+          + "2026-03-14,1.0,1,0.5\r\n2026-03-14,1.1,1,0.5\r\n2026-03-15,1.1,1,1\r\n")
+    }
+  }
+
+  @Test("a table writes fractions the same in JSON and CSV, and null as an empty cell")
+  func tableCells() {
+    var table = ReportTable(columns: ["name", "count", "share"])
+    table.append([.text("a"), .count(3), .fraction(2.0 / 3.0)])
+    table.append([.text(nil), .count(0), .fraction(nil)])
+    var json = JSONWriter()
+    table.writeRows(into: &json)
+
+    #expect(table.csv == "name,count,share\r\na,3,0.666667\r\n,0,\r\n")
+    #expect(
+      json.text
+        == #"[{"name":"a","count":3,"share":0.666667},{"name":null,"count":0,"share":null}]"#)
+  }
+}
+
+/// The report routes over a database with app "shop" and three events, on
+/// a clock stopped at 2026-03-15T12:00:00Z:
+///
+///     2026-03-14T09:00Z  u1  impression  1.0  i1
+///     2026-03-14T23:30Z  u1  impression  1.1  i2
+///     2026-03-15T00:10Z  u1  download    1.1  i2
+struct ReportFixture {
+  static let nowMs: Int64 = 1_773_576_000_000
+
+  let router: Router
+  let readKey: String
+
+  static func with(_ body: (ReportFixture) throws -> Void) throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let database = try scratch.openDatabase()
+    let keys = try AppRegistry.add("shop", in: database, nowMs: 0)
+    let app = try #require(try AppRegistry.find("shop", in: database))
+    let inserter = EventInserter(database: database)
+    let hour: Int64 = 3_600_000
+    _ = try inserter.insert([
+      EventBatch(
+        appNo: app.appNo,
+        events: [
+          Event(
+            id: "1", updateId: "u1", action: .impression, appVersion: "1.0", installId: "i1",
+            timestampMs: nowMs - 27 * hour),
+          Event(
+            id: "2", updateId: "u1", action: .impression, appVersion: "1.1", installId: "i2",
+            timestampMs: nowMs - 12 * hour - hour / 2),
+          Event(
+            id: "3", updateId: "u1", action: .download, appVersion: "1.1", installId: "i2",
+            timestampMs: nowMs - 12 * hour + hour / 6),
+        ], receivedAtMs: nowMs)
+    ])
+    let handlers = ReportHandlers(
+      pool: try ConnectionPool(path: scratch.databasePath, size: 1), clock: { nowMs })
+    let directory = try KeyDirectory(database: try Database(path: scratch.databasePath))
+    try body(
+      ReportFixture(router: Router(routes: handlers.routes, keys: directory), readKey: keys.readKey)
+    )
+  }
+
+  /// GETs `path` with the read key.
+  func get(_ path: String, query: [String: String] = [:]) -> Response {
+    let head = RequestHead(
+      method: "GET", path: path, query: query, headers: ["Authorization": "Bearer \(readKey)"])
+    guard case .respond(let response) = router.handle(Request(head: head)) else {
+      Issue.record("reports answer at once")
+      return Response(status: 0)
+    }
+    return response
+  }
+}
