@@ -46,8 +46,9 @@ public final class BatchWriter: @unchecked Sendable {
   private var stopping = false
   private var stopped = false
   private var lastCommitFailed = false
-  /// Only the writer thread touches this.
+  /// Only the writer thread touches these two.
   private var maintenanceFailed = false
+  private var foldSchedule = FoldSchedule()
   /// Seconds between attempts of upkeep that failed (a full disk, say).
   static let maintenanceRetrySeconds = 1.0
   /// Seconds without batches after which the writer counts as idle and folds
@@ -94,18 +95,22 @@ public final class BatchWriter: @unchecked Sendable {
   public func run() {
     while let jobs = nextJobs() {
       if !jobs.isEmpty { commit(jobs) }
-      // Batches just committed mean ingest is busy: fold only past the
-      // backlog limit. An empty array means the writer waited idle.
-      let idle = jobs.isEmpty
+      // An empty array means the writer waited idle: fold freely. While
+      // batches keep coming, fold on a duty cycle, so reports never lag far
+      // behind a steady stream yet folding takes at most a fifth of the
+      // writer's time under a flood.
+      let idle = jobs.isEmpty || foldSchedule.isDue(now: Date())
       if inserter.needsMaintenance(idle: idle) {
         // A failed step (disk full) is tried again on a later round; it
         // leaves nothing half-done, each step being one transaction.
+        let started = Date()
         do {
           try inserter.performMaintenanceStep(idle: idle)
           maintenanceFailed = false
         } catch {
           maintenanceFailed = true
         }
+        foldSchedule.stepFinished(started: started, now: Date())
       }
     }
     // Everything acknowledged is committed; folding the WAL into the main
@@ -175,5 +180,25 @@ public final class BatchWriter: @unchecked Sendable {
     case .failure(let failure):
       for job in jobs { job.completion(.failure(failure)) }
     }
+  }
+}
+
+/// When a busy writer may spend time on upkeep: at least a second after the
+/// last step, and at least four times that step's duration.
+struct FoldSchedule {
+  static let minimumInterval = 1.0
+  static let busyShare = 0.2
+
+  private var lastEnd = Date.distantPast
+  private var lastDuration = 0.0
+
+  func isDue(now: Date) -> Bool {
+    let pause = max(Self.minimumInterval, lastDuration * (1 - Self.busyShare) / Self.busyShare)
+    return now.timeIntervalSince(lastEnd) >= pause
+  }
+
+  mutating func stepFinished(started: Date, now: Date) {
+    lastEnd = now
+    lastDuration = now.timeIntervalSince(started)
   }
 }

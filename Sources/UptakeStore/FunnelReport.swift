@@ -17,11 +17,19 @@ extension ReportQueries {
     appNo: Int64, updateId: String, range: DayRange, test: TestFilter, targetVersion: String?
   ) throws(StoreError) -> FunnelResult {
     let target = targetVersion.flatMap(Version.init)
+    // Versions repeat across thousands of installs: parse each text once.
+    var parsed: [String: Version?] = [:]
+    func version(_ text: String) -> Version? {
+      if let known = parsed[text] { return known }
+      let version = Version(text)
+      parsed[text] = version
+      return version
+    }
     func isUpgrade(_ appVersion: String, from impressionVersion: String) -> Bool {
-      guard let version = Version(appVersion) else { return false }
-      if let target { return version >= target }
-      guard let base = Version(impressionVersion) else { return false }
-      return version > base
+      guard let reached = version(appVersion) else { return false }
+      if let target { return reached >= target }
+      guard let base = version(impressionVersion) else { return false }
+      return reached > base
     }
 
     return try database.read { () throws(StoreError) -> FunnelResult in
@@ -66,14 +74,22 @@ extension ReportQueries {
         SELECT app_version, first_ts FROM install_days
         WHERE app_no = ? AND \(test.sqlCondition) AND install_key = ? AND day BETWEEN ? AND ?
         """)
-      var downloaded = 0
-      var hoursToUpgrade: [Double] = []
+      // Installs that downloaded, in key order so the lookups below walk
+      // install_days forwards.
+      var downloaders:
+        [(install: Int64, impression: (ts: Int64, version: String), downloadTs: Int64)] =
+          []
       for (install, impression) in firstImpression {
         let downloadTimes = (downloads[install] ?? []).compactMap { day -> Int64? in
           day.first >= impression.ts ? day.first : (day.last >= impression.ts ? day.last : nil)
         }
-        guard let downloadTs = downloadTimes.min() else { continue }
-        downloaded += 1
+        if let downloadTs = downloadTimes.min() {
+          downloaders.append((install, impression, downloadTs))
+        }
+      }
+      downloaders.sort { $0.install < $1.install }
+      var hoursToUpgrade: [Double] = []
+      for (install, impression, downloadTs) in downloaders {
         var upgradeTs = Int64.max
         try versionsSeen.bind(1, appNo)
         try versionsSeen.bind(2, install)
@@ -99,7 +115,8 @@ extension ReportQueries {
         }
       }
       return FunnelResult(
-        impressions: firstImpression.count, downloads: downloaded, upgraded: hoursToUpgrade.count,
+        impressions: firstImpression.count, downloads: downloaders.count,
+        upgraded: hoursToUpgrade.count,
         medianHoursToUpgrade: Self.median(hoursToUpgrade))
     }
   }

@@ -9,10 +9,13 @@ enum RollupTail {
   static func load(_ database: Database, appNo: Int64) throws(StoreError) -> RollupDelta {
     let after = try RollupFolder.foldedSeq(database)
     var delta = RollupDelta(keepsEvents: true)
+    // `+app_no` keeps the planner on the seq (rowid) range, the few unfolded
+    // events; on app_no it would pick events_by_app_time and walk every event
+    // of the app.
     let statement = try database.statement(
       """
       SELECT app_no, update_id, action, app_version, install_id, ts, is_test
-      FROM events WHERE seq > ? AND app_no = ?
+      FROM events WHERE seq > ? AND +app_no = ?
       """)
     try statement.bind(1, after)
     try statement.bind(2, appNo)

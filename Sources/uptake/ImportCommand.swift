@@ -44,6 +44,18 @@ struct ImportCommand: Command {
   /// 64 MiB cuts that work (measured: import 12% faster) and still bounds
   /// the WAL file.
   static let checkpointPages = 16384
+  /// Events per fold. A fold rewrites every page of the install tables its
+  /// events touch, and imported history touches pages all over them, so
+  /// few large folds write far less than many small ones; 500k events
+  /// aggregate in about 150 MiB.
+  static let foldStepEvents = 500_000
+  /// Page cache of the import's connection. The fold reads and rewrites
+  /// rows all over the install tables, which at millions of events outgrow
+  /// the daemon's 32 MiB; a short-lived CLI process can afford 256 MiB.
+  static let cacheKiB = 256 * 1024
+  /// The same tables read through a memory map rather than a read() per
+  /// page the cache misses.
+  static let mmapBytes = 2 << 30
 
   let appId: String
   let inputPath: String
@@ -64,6 +76,8 @@ struct ImportCommand: Command {
     let app = try StoreAccess.app(appId, in: database)
     do {
       try database.execute("PRAGMA wal_autocheckpoint = \(Self.checkpointPages)")
+      try database.execute("PRAGMA cache_size = -\(Self.cacheKiB)")
+      try database.execute("PRAGMA mmap_size = \(Self.mmapBytes)")
     } catch {
       throw .store(error)
     }
@@ -131,8 +145,10 @@ struct ImportCommand: Command {
         // load: the duplicate index merges to disk and a large backlog is
         // folded, so memory and report cost stay bounded however long the
         // input.
-        if inserter.needsMaintenance(idle: false) {
+        if inserter.isMergingDuplicates {
           try inserter.performMaintenanceStep(idle: false)
+        } else if inserter.unfoldedEvents >= Self.foldStepEvents {
+          try inserter.foldRollups(maxEvents: Self.foldStepEvents)
         }
       } catch {
         progress.clear(&output)
@@ -143,7 +159,7 @@ struct ImportCommand: Command {
     }
     progress.folding(lines: last.linesRead, events: last.eventsRead, &output)
     do {
-      while try inserter.foldRollups() > 0 {}
+      while try inserter.foldRollups(maxEvents: Self.foldStepEvents) > 0 {}
     } catch {
       progress.clear(&output)
       throw .store(error)
