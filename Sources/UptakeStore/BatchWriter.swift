@@ -99,13 +99,14 @@ public final class BatchWriter: @unchecked Sendable {
       // batches keep coming, fold on a duty cycle, so reports never lag far
       // behind a steady stream yet folding takes at most a fifth of the
       // writer's time under a flood.
-      let idle = jobs.isEmpty || foldSchedule.isDue(now: Date())
-      if inserter.needsMaintenance(idle: idle) {
+      let idle = jobs.isEmpty
+      let mayFold = idle || foldSchedule.isDue(now: Date())
+      if inserter.needsMaintenance(mayFold: mayFold) {
         // A failed step (disk full) is tried again on a later round; it
         // leaves nothing half-done, each step being one transaction.
         let started = Date()
         do {
-          try inserter.performMaintenanceStep(idle: idle)
+          try inserter.performMaintenanceStep(mayFold: mayFold, busy: !idle)
           maintenanceFailed = false
         } catch {
           maintenanceFailed = true
@@ -141,7 +142,7 @@ public final class BatchWriter: @unchecked Sendable {
     defer { condition.unlock() }
     while queue.isEmpty {
       if stopping { return nil }
-      guard inserter.needsMaintenance(idle: true) else {
+      guard inserter.needsMaintenance(mayFold: true) else {
         condition.wait()
         continue
       }

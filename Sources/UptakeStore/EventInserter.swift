@@ -120,29 +120,32 @@ public final class EventInserter {
   /// unfolded events on every query, which bounds this: at a million events
   /// a report reads them in well under a second, and only under a flood.
   public static let maxUnfoldedUnderLoad = 1_000_000
-  /// Events per fold step: each step is one transaction, so a pause in ingest
-  /// is never longer than one step (about 100 ms here).
+  /// Events per fold step when ingest has paused: each step is one
+  /// transaction, so a new batch waits at most one step (~0.5 s here).
   public static let foldStepEvents = 50_000
+  /// Events per fold step while batches keep coming, so the wait a step
+  /// adds to requests stays near 100 ms.
+  public static let busyFoldStepEvents = 10_000
 
   /// True while the duplicate index merges its in-memory level to disk.
   public var isMergingDuplicates: Bool { dedup.isMerging }
 
   /// True when there is upkeep to do: the duplicate index's merge always;
-  /// folding events into the aggregates when `idle` (nothing queued) or when
-  /// the backlog has grown past `maxUnfoldedUnderLoad`.
-  public func needsMaintenance(idle: Bool) -> Bool {
-    dedup.isMerging || unfoldedEvents > (idle ? 0 : Self.maxUnfoldedUnderLoad)
+  /// folding events into the aggregates when `mayFold`, or anyway once the
+  /// backlog has grown past `maxUnfoldedUnderLoad`.
+  public func needsMaintenance(mayFold: Bool) -> Bool {
+    dedup.isMerging || unfoldedEvents > (mayFold ? 0 : Self.maxUnfoldedUnderLoad)
   }
 
-  /// Does one short step of upkeep: a slice of the duplicate index's merge,
-  /// or a fold of stored events into the aggregates.
-  public func performMaintenanceStep(idle: Bool) throws(StoreError) {
+  /// Does one step of upkeep: a slice of the duplicate index's merge, or a
+  /// fold of stored events into the aggregates, a short one when `busy`.
+  public func performMaintenanceStep(mayFold: Bool, busy: Bool) throws(StoreError) {
     if dedup.isMerging {
       try dedup.mergeNextChunk(database)
       return
     }
-    if needsMaintenance(idle: idle) {
-      try foldRollups(maxEvents: Self.foldStepEvents)
+    if needsMaintenance(mayFold: mayFold) {
+      try foldRollups(maxEvents: busy ? Self.busyFoldStepEvents : Self.foldStepEvents)
     }
   }
 }

@@ -146,7 +146,7 @@ struct ImportCommand: Command {
         // folded, so memory and report cost stay bounded however long the
         // input.
         if inserter.isMergingDuplicates {
-          try inserter.performMaintenanceStep(idle: false)
+          try inserter.performMaintenanceStep(mayFold: false, busy: true)
         } else if inserter.unfoldedEvents >= Self.foldStepEvents {
           try inserter.foldRollups(maxEvents: Self.foldStepEvents)
         }

@@ -31,7 +31,7 @@ struct DedupMergeTests {
     #expect(inserter.isMergingDuplicates)
     var steps = 0
     while inserter.isMergingDuplicates && steps < 8 {
-      try inserter.performMaintenanceStep(idle: false)
+      try inserter.performMaintenanceStep(mayFold: false, busy: true)
       steps += 1
     }
     #expect(inserter.isMergingDuplicates)
@@ -41,7 +41,7 @@ struct DedupMergeTests {
         == [InsertOutcome(accepted: 1, duplicates: oldIds.count)],
       "ids are duplicates while half merged")
     while inserter.isMergingDuplicates {
-      try inserter.performMaintenanceStep(idle: false)
+      try inserter.performMaintenanceStep(mayFold: false, busy: true)
       steps += 1
     }
     let elapsed = Date().timeIntervalSince(started)
