@@ -6,18 +6,24 @@ import UptakeStore
 struct ReportHandlers: Sendable {
   let pool: ConnectionPool
   let clock: @Sendable () -> Int64
+  let workers: ReportWorkers
 
   var routes: [Route] {
     [
-      Route("GET", "/v1/updates", access: .readKey) { request in .respond(updates(request)) },
+      Route("GET", "/v1/updates", access: .readKey) { request in
+        workers.outcome { updates(request) }
+      },
       Route("GET", "/v1/updates/{updateId}", access: .readKey) { request in
-        .respond(update(request))
+        workers.outcome { update(request) }
       },
       Route("GET", "/v1/updates/{updateId}/funnel", access: .readKey) { request in
-        .respond(funnel(request))
+        workers.outcome { funnel(request) }
       },
-      Route("GET", "/v1/report", access: .readKey) { request in .respond(report(request)) },
-      Route("GET", "/v1/adoption", access: .readKey) { request in .respond(adoption(request)) },
+      Route("GET", "/v1/report", access: .readKey) { request in workers.outcome { report(request) }
+      },
+      Route("GET", "/v1/adoption", access: .readKey) { request in
+        workers.outcome { adoption(request) }
+      },
     ]
   }
 

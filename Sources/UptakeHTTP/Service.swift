@@ -43,7 +43,9 @@ public final class Service: @unchecked Sendable {
     let ingest = IngestHandler(
       writer: writer, decoder: EventBatchDecoder(limits: configuration.ingestLimits),
       metrics: metrics, clock: clock)
-    let reports = ReportHandlers(pool: pool, clock: clock)
+    let reports = ReportHandlers(
+      pool: pool, clock: clock,
+      workers: ReportWorkers(concurrency: configuration.readConnections))
     let serverBox = ServerBox()
     let operations = OperationsHandlers(
       writer: writer, metrics: metrics,

@@ -69,3 +69,30 @@ extension HandlerOutcome {
 extension Response {
   var bodyText: String { String(decoding: body, as: UTF8.self) }
 }
+
+/// A response given later, from another thread.
+final class DeferredAnswer: @unchecked Sendable {
+  private let lock = NSLock()
+  private let arrived = DispatchSemaphore(value: 0)
+  private var response: Response?
+  private var calls = 0
+
+  func set(_ response: Response) {
+    lock.withLock {
+      self.response = response
+      calls += 1
+    }
+    arrived.signal()
+  }
+
+  func wait() -> Response {
+    guard arrived.wait(timeout: .now() + 10) == .success else {
+      Issue.record("no answer within 10 s")
+      return Response(status: 0)
+    }
+    return lock.withLock {
+      #expect(calls == 1, "answered exactly once")
+      return response ?? Response(status: 0)
+    }
+  }
+}
