@@ -25,6 +25,8 @@ let usage = """
     --post URL        post to URL/v1/events instead of printing
     --key KEY         the ingest key for --post
     --batch N         events per request with --post (default 500)
+    --rate N          with --post, at most N events a second (default: as fast
+                      as the server answers)
   """
 
 func fail(_ message: String) -> Never {
@@ -37,6 +39,7 @@ parameters.endMs = Int64(Date().timeIntervalSince1970 * 1000)
 var postURL: String?
 var key: String?
 var batchSize = 500
+var ratePerSecond: Double?
 var arguments = CommandLine.arguments.dropFirst()
 while let flag = arguments.popFirst() {
   if flag == "-h" || flag == "--help" {
@@ -60,6 +63,7 @@ while let flag = arguments.popFirst() {
   case "--post": postURL = value
   case "--key": key = value
   case "--batch": batchSize = max(1, Int(value) ?? { fail("bad --batch") }())
+  case "--rate": ratePerSecond = Double(value).flatMap { $0 > 0 ? $0 : nil } ?? { fail("bad --rate") }()
   default: fail("unknown option \(flag)")
   }
 }
@@ -125,8 +129,17 @@ func post(_ events: [Event]) -> (accepted: Int, duplicates: Int, rejected: Int) 
 @MainActor func postAll() {
   var pending: [Event] = []
   var totals = (accepted: 0, duplicates: 0, rejected: 0)
+  let started = Date()
+  var sent = 0
   func flush() {
     guard !pending.isEmpty else { return }
+    if let ratePerSecond {
+      // Keep pace: wait until this batch is due at the asked rate.
+      let due = started.addingTimeInterval(Double(sent) / ratePerSecond)
+      let wait = due.timeIntervalSinceNow
+      if wait > 0 { usleep(useconds_t(wait * 1_000_000)) }
+    }
+    sent += pending.count
     let result = post(pending)
     totals.accepted += result.accepted
     totals.duplicates += result.duplicates
