@@ -70,3 +70,18 @@ CREATE TABLE daily_active (
   installs INTEGER NOT NULL,
   PRIMARY KEY (app_no, is_test, day)
 ) WITHOUT ROWID;
+
+-- Each time an install was first seen on a higher version than the one it
+-- was seen on before: the funnel's upgrades. Keyed by the version left, so
+-- a funnel reads only the upgrades away from its impressions' versions
+-- instead of looking up every install that downloaded.
+CREATE TABLE version_changes (
+  app_no INTEGER NOT NULL,
+  is_test INTEGER NOT NULL,
+  from_version TEXT NOT NULL,
+  day INTEGER NOT NULL,
+  install_key INTEGER NOT NULL,
+  to_version TEXT NOT NULL,
+  ts INTEGER NOT NULL,
+  PRIMARY KEY (app_no, is_test, from_version, day, install_key, to_version)
+) WITHOUT ROWID;

@@ -6,13 +6,14 @@ extension ReportQueries {
   /// configuration names one: an upgrade must then reach at least it.
   ///
   /// Impressions and downloads come from `daily_installs` (each install's
-  /// first and last event of the day), upgrades from `install_days` (the
-  /// first time each install was seen on each version each day). Two
-  /// approximations follow, both for event orders the apps do not produce: a
-  /// download on the day of the first impression but before it, with another
-  /// after it, is taken at that day's last download; and on the day of the
-  /// download, a higher version seen before the download does not count as
-  /// an upgrade on that day.
+  /// first and last event of the day), upgrades from `version_changes` (each
+  /// time an install was first seen on a version above the one before), read
+  /// for the versions the cohort's impressions were on. Two approximations
+  /// follow, both for event orders the apps do not produce: a download on the
+  /// day of the first impression but before it, with another after it, is
+  /// taken at that day's last download; and an install that moved to another
+  /// version between its impression and its download is seen upgrading only
+  /// by its unfolded events.
   public func funnel(
     appNo: Int64, updateId: String, range: DayRange, test: TestFilter, targetVersion: String?
   ) throws(StoreError) -> FunnelResult {
@@ -33,26 +34,9 @@ extension ReportQueries {
     }
 
     return try database.read { () throws(StoreError) -> FunnelResult in
+      // First impressions in the range, folded and not, then the first
+      // download at or after each: two passes, so downloads need no lists.
       var firstImpression: [Int64: (ts: Int64, version: String)] = [:]
-      var downloads: [Int64: [(first: Int64, last: Int64)]] = [:]
-      let rows = try database.statement(
-        """
-        SELECT action, install_key, first_ts, first_version, last_ts FROM daily_installs
-        WHERE app_no = ? AND day BETWEEN ? AND ? AND \(test.sqlCondition) AND update_id = ?
-          AND action IN (0, 1)
-        """)
-      try bindScope(rows, appNo: appNo, from: range.fromDay, through: range.toDay)
-      try rows.bind(4, updateId)
-      while try rows.step() {
-        let install = rows.int64(1)
-        if rows.int(0) == Action.impression.rawValue {
-          let seen = (rows.int64(2), rows.string(3))
-          if seen.0 < firstImpression[install]?.ts ?? .max { firstImpression[install] = seen }
-        } else {
-          downloads[install, default: []].append((rows.int64(2), rows.int64(4)))
-        }
-      }
-
       let tail = try RollupTail.load(database, appNo: appNo)
       var tailByInstall: [Int64: [RollupEvent]] = [:]
       for event in tail.events
@@ -61,62 +45,94 @@ extension ReportQueries {
       {
         guard let install = event.installKey else { continue }
         tailByInstall[install, default: []].append(event)
-        guard event.updateId == updateId else { continue }
-        if event.action == .impression, event.timestampMs < firstImpression[install]?.ts ?? .max {
+      }
+      let rows = try database.statement(
+        """
+        SELECT install_key, first_ts, first_version, last_ts FROM daily_installs
+        WHERE app_no = ? AND day BETWEEN ? AND ? AND \(test.sqlCondition) AND update_id = ?
+          AND action = ?
+        """)
+      try bindScope(rows, appNo: appNo, from: range.fromDay, through: range.toDay)
+      try rows.bind(4, updateId)
+      try rows.bind(5, Int64(Action.impression.rawValue))
+      while try rows.step() {
+        let install = rows.int64(0)
+        let ts = rows.int64(1)
+        if ts < firstImpression[install]?.ts ?? .max {
+          firstImpression[install] = (ts, rows.string(2))
+        }
+      }
+      rows.reset()
+      for (install, events) in tailByInstall {
+        for event in events
+        where event.updateId == updateId && event.action == .impression
+          && event.timestampMs < firstImpression[install]?.ts ?? .max
+        {
           firstImpression[install] = (event.timestampMs, event.appVersion)
-        } else if event.action == .download {
-          downloads[install, default: []].append((event.timestampMs, event.timestampMs))
+        }
+      }
+      var downloadTs: [Int64: Int64] = [:]
+      func download(_ install: Int64, first: Int64, last: Int64) {
+        guard let impression = firstImpression[install] else { return }
+        let at = first >= impression.ts ? first : (last >= impression.ts ? last : Int64.max)
+        if at < downloadTs[install] ?? .max { downloadTs[install] = at }
+      }
+      try bindScope(rows, appNo: appNo, from: range.fromDay, through: range.toDay)
+      try rows.bind(4, updateId)
+      try rows.bind(5, Int64(Action.download.rawValue))
+      while try rows.step() { download(rows.int64(0), first: rows.int64(1), last: rows.int64(3)) }
+      rows.reset()
+      for (install, events) in tailByInstall {
+        for event in events where event.updateId == updateId && event.action == .download {
+          download(install, first: event.timestampMs, last: event.timestampMs)
         }
       }
 
-      let versionsSeen = try database.statement(
-        """
-        SELECT app_version, first_ts FROM install_days
-        WHERE app_no = ? AND \(test.sqlCondition) AND install_key = ? AND day BETWEEN ? AND ?
-        """)
-      // Installs that downloaded, in key order so the lookups below walk
-      // install_days forwards.
-      var downloaders:
-        [(install: Int64, impression: (ts: Int64, version: String), downloadTs: Int64)] =
-          []
-      for (install, impression) in firstImpression {
-        let downloadTimes = (downloads[install] ?? []).compactMap { day -> Int64? in
-          day.first >= impression.ts ? day.first : (day.last >= impression.ts ? day.last : nil)
-        }
-        if let downloadTs = downloadTimes.min() {
-          downloaders.append((install, impression, downloadTs))
-        }
+      // Installs that downloaded, grouped by the version of their first
+      // impression: upgrades are read per version left.
+      var downloadersByVersion: [String: [Int64: (impressionTs: Int64, downloadTs: Int64)]] = [:]
+      for (install, at) in downloadTs {
+        let impression = firstImpression[install]!
+        downloadersByVersion[impression.version, default: [:]][install] = (impression.ts, at)
       }
-      downloaders.sort { $0.install < $1.install }
-      var hoursToUpgrade: [Double] = []
-      for (install, impression, downloadTs) in downloaders {
-        var upgradeTs = Int64.max
-        try versionsSeen.bind(1, appNo)
-        try versionsSeen.bind(2, install)
-        try versionsSeen.bind(3, Timestamp.dayNumber(ms: downloadTs))
-        try versionsSeen.bind(4, range.toDay)
-        while try versionsSeen.step() {
-          let firstTs = versionsSeen.int64(1)
-          if firstTs > downloadTs, firstTs < range.endMs, firstTs < upgradeTs,
-            isUpgrade(versionsSeen.string(0), from: impression.version)
+      var upgradeTs: [Int64: Int64] = [:]
+      let changes = try database.statement(
+        """
+        SELECT install_key, to_version, ts FROM version_changes
+        WHERE app_no = ? AND \(test.sqlCondition) AND from_version = ? AND day BETWEEN ? AND ?
+        """)
+      for (impressionVersion, installs) in downloadersByVersion {
+        let firstDay = installs.values.map { Timestamp.dayNumber(ms: $0.downloadTs) }.min()!
+        try changes.bind(1, appNo)
+        try changes.bind(2, impressionVersion)
+        try changes.bind(3, firstDay)
+        try changes.bind(4, range.toDay)
+        while try changes.step() {
+          let install = changes.int64(0)
+          let ts = changes.int64(2)
+          guard let funnel = installs[install], ts > funnel.downloadTs, ts < range.endMs,
+            ts < upgradeTs[install] ?? .max,
+            isUpgrade(changes.string(1), from: impressionVersion)
+          else { continue }
+          upgradeTs[install] = ts
+        }
+        changes.reset()
+        for (install, funnel) in installs {
+          for event in tailByInstall[install] ?? []
+          where event.timestampMs > funnel.downloadTs
+            && event.timestampMs < upgradeTs[install] ?? .max
+            && isUpgrade(event.appVersion, from: impressionVersion)
           {
-            upgradeTs = firstTs
+            upgradeTs[install] = event.timestampMs
           }
         }
-        versionsSeen.reset()
-        for event in tailByInstall[install] ?? []
-        where event.timestampMs > downloadTs && event.timestampMs < upgradeTs
-          && isUpgrade(event.appVersion, from: impression.version)
-        {
-          upgradeTs = event.timestampMs
-        }
-        if upgradeTs != .max {
-          hoursToUpgrade.append(Double(upgradeTs - impression.ts) / 3_600_000)
-        }
       }
+      let hoursToUpgrade = upgradeTs.map { install, ts in
+        Double(ts - firstImpression[install]!.ts) / 3_600_000
+      }
+      let downloaded = downloadersByVersion.values.reduce(0) { $0 + $1.count }
       return FunnelResult(
-        impressions: firstImpression.count, downloads: downloaders.count,
-        upgraded: hoursToUpgrade.count,
+        impressions: firstImpression.count, downloads: downloaded, upgraded: hoursToUpgrade.count,
         medianHoursToUpgrade: Self.median(hoursToUpgrade))
     }
   }

@@ -140,32 +140,122 @@ enum RollupFolder {
       WHERE app_no = ?1 AND is_test = ?2 AND install_key = ?3 AND day = ?4 AND app_version = ?5
         AND first_ts > ?6
       """)
-    let versionsThatDay = try database.statement(
-      "SELECT count(*) FROM install_days WHERE app_no = ? AND is_test = ? AND install_key = ? AND day = ?"
-    )
-    for (key, firstTs) in seen.sorted(by: { $0.key < $1.key }) {
-      for statement in [insert, earlier] {
+    // The install's latest rows up to the day: whether it was seen on
+    // another version that day already, and the version it was on before.
+    let history = try database.statement(
+      """
+      SELECT day, app_version, first_ts FROM install_days
+      WHERE app_no = ? AND is_test = ? AND install_key = ? AND day <= ?
+      ORDER BY day DESC LIMIT 16
+      """)
+    // The install's rows from the day on: a row arriving late (a client's
+    // retried batch) slots in before rows folded already, so the change
+    // recorded for the row after it must start from it instead.
+    let future = try database.statement(
+      """
+      SELECT day, app_version, first_ts FROM install_days
+      WHERE app_no = ? AND is_test = ? AND install_key = ? AND day >= ?
+      ORDER BY day LIMIT 16
+      """)
+    let forgetChange = try database.statement(
+      """
+      DELETE FROM version_changes WHERE app_no = ? AND is_test = ? AND from_version = ? AND day = ?
+        AND install_key = ? AND to_version = ?
+      """)
+    let recordChange = try database.statement(
+      """
+      INSERT OR IGNORE INTO version_changes (app_no, is_test, from_version, day, install_key,
+        to_version, ts)
+      VALUES (?, ?, ?, ?, ?, ?, ?)
+      """)
+    var parsed: [String: Version?] = [:]
+    func version(_ text: String) -> Version? {
+      if let known = parsed[text] { return known }
+      let value = Version(text)
+      parsed[text] = value
+      return value
+    }
+    // Key order, but an install's versions of one day in time order, so each
+    // row's history already holds the version seen just before it.
+    let ordered = seen.sorted { lhs, rhs in
+      let (left, right) = (lhs.key, rhs.key)
+      if (left.appNo, left.isTest ? 1 : 0, left.installKey, left.day)
+        != (right.appNo, right.isTest ? 1 : 0, right.installKey, right.day)
+      {
+        return left < right
+      }
+      return lhs.value < rhs.value
+    }
+    for (key, firstTs) in ordered {
+      try bindSeen(insert, key, firstTs)
+      try insert.run()
+      guard database.changes > 0 else {
+        try bindSeen(earlier, key, firstTs)
+        try earlier.run()
+        continue
+      }
+      versions[
+        VersionDay(appNo: key.appNo, isTest: key.isTest, day: key.day, appVersion: key.appVersion),
+        default: 0] += 1
+      try history.bind(1, key.appNo)
+      try history.bind(2, Int64(key.isTest ? 1 : 0))
+      try history.bind(3, key.installKey)
+      try history.bind(4, key.day)
+      var seenOtherThatDay = false
+      var previous: (day: Int64, version: String, ts: Int64)?
+      while try history.step() {
+        let day = history.int64(0)
+        let appVersion = history.string(1)
+        let ts = history.int64(2)
+        if day == key.day && appVersion == key.appVersion { continue }
+        if day == key.day { seenOtherThatDay = true }
+        let isEarlier = day < key.day || ts < firstTs
+        if isEarlier, (day, ts) > (previous?.day ?? .min, previous?.ts ?? .min) {
+          previous = (day, appVersion, ts)
+        }
+      }
+      history.reset()
+      if !seenOtherThatDay {
+        days[Day(appNo: key.appNo, isTest: key.isTest, day: key.day), default: 0] += 1
+      }
+      func change(_ statement: Statement, from: String, day: Int64, to: String, ts: Int64?)
+        throws(StoreError)
+      {
+        guard let old = version(from), let new = version(to), new > old else { return }
         try statement.bind(1, key.appNo)
         try statement.bind(2, Int64(key.isTest ? 1 : 0))
-        try statement.bind(3, key.installKey)
-        try statement.bind(4, key.day)
-        try statement.bind(5, key.appVersion)
-        try statement.bind(6, firstTs)
+        try statement.bind(3, from)
+        try statement.bind(4, day)
+        try statement.bind(5, key.installKey)
+        try statement.bind(6, to)
+        if let ts { try statement.bind(7, ts) }
         try statement.run()
-        guard statement === insert, database.changes > 0 else { continue }
-        versions[
-          VersionDay(
-            appNo: key.appNo, isTest: key.isTest, day: key.day, appVersion: key.appVersion),
-          default: 0] += 1
-        try versionsThatDay.bind(1, key.appNo)
-        try versionsThatDay.bind(2, Int64(key.isTest ? 1 : 0))
-        try versionsThatDay.bind(3, key.installKey)
-        try versionsThatDay.bind(4, key.day)
-        if try versionsThatDay.step(), versionsThatDay.int(0) == 1 {
-          days[Day(appNo: key.appNo, isTest: key.isTest, day: key.day), default: 0] += 1
+      }
+      if let previous {
+        try change(
+          recordChange, from: previous.version, day: key.day, to: key.appVersion, ts: firstTs)
+      }
+      try future.bind(1, key.appNo)
+      try future.bind(2, Int64(key.isTest ? 1 : 0))
+      try future.bind(3, key.installKey)
+      try future.bind(4, key.day)
+      var next: (day: Int64, version: String, ts: Int64)?
+      while try future.step() {
+        let day = future.int64(0)
+        let appVersion = future.string(1)
+        let ts = future.int64(2)
+        if day == key.day && appVersion == key.appVersion { continue }
+        let isLater = day > key.day || ts > firstTs
+        if isLater, (day, ts) < (next?.day ?? .max, next?.ts ?? .max) {
+          next = (day, appVersion, ts)
         }
-        versionsThatDay.reset()
-        break
+      }
+      future.reset()
+      if let next {
+        if let previous {
+          try change(forgetChange, from: previous.version, day: next.day, to: next.version, ts: nil)
+        }
+        try change(recordChange, from: key.appVersion, day: next.day, to: next.version, ts: next.ts)
       }
     }
     let addVersion = try database.statement(
@@ -193,6 +283,17 @@ enum RollupFolder {
       try addDay.bind(4, installs)
       try addDay.run()
     }
+  }
+
+  private static func bindSeen(_ statement: Statement, _ key: RollupDelta.SeenKey, _ firstTs: Int64)
+    throws(StoreError)
+  {
+    try statement.bind(1, key.appNo)
+    try statement.bind(2, Int64(key.isTest ? 1 : 0))
+    try statement.bind(3, key.installKey)
+    try statement.bind(4, key.day)
+    try statement.bind(5, key.appVersion)
+    try statement.bind(6, firstTs)
   }
 
   private static func bind(_ statement: Statement, _ key: RollupDelta.CountKey)
