@@ -86,21 +86,18 @@ public final class Database {
   /// Runs `body` in a transaction; BEGIN IMMEDIATE takes the write lock at
   /// once, so a busy database fails here rather than halfway through.
   public func write<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
-    try execute("BEGIN IMMEDIATE")
-    defer { resetActiveStatements() }
-    do {
-      let result = try body()
-      try execute("COMMIT")
-      return result
-    } catch {
-      rollbackQuietly()
-      throw error
-    }
+    try transaction(begin: "BEGIN IMMEDIATE", body)
   }
 
   /// Runs `body` in a read transaction, so every query sees one snapshot.
   public func read<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
-    try execute("BEGIN")
+    try transaction(begin: "BEGIN", body)
+  }
+
+  private func transaction<T>(begin: String, _ body: () throws(StoreError) -> T)
+    throws(StoreError) -> T
+  {
+    try execute(begin)
     defer { resetActiveStatements() }
     do {
       let result = try body()
