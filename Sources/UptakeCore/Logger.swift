@@ -29,7 +29,7 @@ public struct Logger: Sendable {
   ) {
     guard level >= minimumLevel else { return }
     var line =
-      "ts=\(Timestamp.formatRFC3339(Int64(Date().timeIntervalSince1970 * 1000))) level=\(level.name) msg=\"\(message)\""
+      "ts=\(Timestamp.formatRFC3339(WallClock.nowMs())) level=\(level.name) msg=\"\(message)\""
     for (key, value) in metadata {
       line +=
         " \(key)="

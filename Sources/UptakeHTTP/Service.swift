@@ -34,12 +34,12 @@ public final class Service: @unchecked Sendable {
     let writeConnection = try Database(path: path)
     try Migrator.migrate(writeConnection)
     createdDefaultApp = try AppRegistry.addDefaultIfEmpty(
-      in: writeConnection, nowMs: Self.nowMs())
+      in: writeConnection, nowMs: WallClock.nowMs())
     let keys = try KeyDirectory(database: try Database(path: path, create: false))
     let pool = try ConnectionPool(path: path, size: configuration.readConnections)
     writer = BatchWriter(database: writeConnection, limits: configuration.writerLimits)
 
-    let clock: @Sendable () -> Int64 = { Service.nowMs() }
+    let clock: @Sendable () -> Int64 = { WallClock.nowMs() }
     let ingest = IngestHandler(
       writer: writer, decoder: EventBatchDecoder(limits: configuration.ingestLimits),
       metrics: metrics, clock: clock)
@@ -82,10 +82,6 @@ public final class Service: @unchecked Sendable {
     server.stop()
     writer.stop()
     writerDone.wait()
-  }
-
-  static func nowMs() -> Int64 {
-    Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
   }
 }
 

@@ -19,17 +19,11 @@ extension ReportQueries {
   ) throws(StoreError) -> FunnelResult {
     let target = targetVersion.flatMap(Version.init)
     // Versions repeat across thousands of installs: parse each text once.
-    var parsed: [String: Version?] = [:]
-    func version(_ text: String) -> Version? {
-      if let known = parsed[text] { return known }
-      let version = Version(text)
-      parsed[text] = version
-      return version
-    }
+    var versions = VersionCache()
     func isUpgrade(_ appVersion: String, from impressionVersion: String) -> Bool {
-      guard let reached = version(appVersion) else { return false }
+      guard let reached = versions.version(appVersion) else { return false }
       if let target { return reached >= target }
-      guard let base = version(impressionVersion) else { return false }
+      guard let base = versions.version(impressionVersion) else { return false }
       return reached > base
     }
 

@@ -168,13 +168,7 @@ enum RollupFolder {
         to_version, ts)
       VALUES (?, ?, ?, ?, ?, ?, ?)
       """)
-    var parsed: [String: Version?] = [:]
-    func version(_ text: String) -> Version? {
-      if let known = parsed[text] { return known }
-      let value = Version(text)
-      parsed[text] = value
-      return value
-    }
+    var versionCache = VersionCache()
     // Key order, but an install's versions of one day in time order, so each
     // row's history already holds the version seen just before it.
     let ordered = seen.sorted { lhs, rhs in
@@ -221,7 +215,10 @@ enum RollupFolder {
       func change(_ statement: Statement, from: String, day: Int64, to: String, ts: Int64?)
         throws(StoreError)
       {
-        guard let old = version(from), let new = version(to), new > old else { return }
+        guard let old = versionCache.version(from), let new = versionCache.version(to), new > old
+        else {
+          return
+        }
         try statement.bind(1, key.appNo)
         try statement.bind(2, Int64(key.isTest ? 1 : 0))
         try statement.bind(3, from)

@@ -39,7 +39,7 @@ struct AppsAddCommand: Command {
     let database = try StoreAccess.open(databasePath, create: true)
     let keys: NewAppKeys
     do {
-      keys = try AppRegistry.add(appId, in: database, nowMs: Clock.nowMs())
+      keys = try AppRegistry.add(appId, in: database, nowMs: WallClock.nowMs())
     } catch {
       throw .store(error)
     }
@@ -180,9 +180,4 @@ struct AppsRotateCommand: Command {
       output.standardOutput("\(kind == .ingest ? "ingest key" : "read key"): \(key)\n")
     }
   }
-}
-
-/// The wall clock, in the store's unit.
-enum Clock {
-  static func nowMs() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
 }

@@ -63,7 +63,7 @@ struct ExportCommand: Command {
   func run(_ output: inout CommandOutput) throws(CommandError) {
     let database = try StoreAccess.open(databasePath)
     let app = try StoreAccess.app(appId, in: database)
-    let today = Timestamp.dayNumber(ms: Clock.nowMs())
+    let today = Timestamp.dayNumber(ms: WallClock.nowMs())
     var exportRange = range
     if let stateFile {
       let firstDay = try Self.dayAfterRecorded(stateFile) ?? 0

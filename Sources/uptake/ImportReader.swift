@@ -37,7 +37,7 @@ struct ImportReader: Sendable {
     var lines = EventLines()
     var rejectedSoFar = 0
     var eventsRead = 0
-    var chunk = ImportChunk(receivedAtMs: Clock.nowMs())
+    var chunk = ImportChunk(receivedAtMs: WallClock.nowMs())
     chunk.events.reserveCapacity(eventsPerChunk)
     var linesInChunk = 0
     while true {
@@ -67,7 +67,7 @@ struct ImportReader: Sendable {
         chunk.linesRead = lines.number
         chunk.eventsRead = eventsRead
         guard queue.put(chunk) else { return }
-        chunk = ImportChunk(receivedAtMs: Clock.nowMs())
+        chunk = ImportChunk(receivedAtMs: WallClock.nowMs())
         chunk.events.reserveCapacity(eventsPerChunk)
         linesInChunk = 0
       }

@@ -14,7 +14,7 @@ enum ReportOptions {
   /// `--from` and `--to`, inclusive; the last 30 days up to today by default.
   static func range(_ parsed: Arguments) throws(CommandError) -> DayRange {
     switch DayRange.parse(
-      from: parsed.value("--from"), to: parsed.value("--to"), nowMs: Clock.nowMs())
+      from: parsed.value("--from"), to: parsed.value("--to"), nowMs: WallClock.nowMs())
     {
     case .success(let range): return range
     case .failure(let error): throw .usage(error)
