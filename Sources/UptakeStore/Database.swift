@@ -42,9 +42,9 @@ public final class Database {
     try check(sqlite3_busy_timeout(handle, 5000), sql: nil)
     try check(SQLFunctions.register(handle), sql: nil)
     // WAL lets reports read while the writer commits, and turns each commit
-    // into one sequential append. The mode is stored in the file, so setting
-    // it on every open is cheap after the first time.
-    try execute("PRAGMA journal_mode = WAL")
+    // into one sequential append. The mode is stored in the file, so only the
+    // first open of a new file switches it.
+    try enableWriteAheadLog()
     // In WAL mode NORMAL still never corrupts the database; it syncs at
     // checkpoints rather than at every commit. We need FULL: a 200 on ingest
     // promises the events survive a power cut, so each commit is fsynced.
@@ -58,6 +58,30 @@ public final class Database {
     try execute("PRAGMA cache_size = -32768")
     // Sorting and temporary B-trees of reports stay in memory.
     try execute("PRAGMA temp_store = MEMORY")
+  }
+
+  /// Switches a new file to WAL. The switch needs an exclusive lock and
+  /// SQLite answers SQLITE_BUSY at once, without the busy handler, while
+  /// another connection is opening the same new file (two processes starting
+  /// together: a daemon and a CLI command). Retry for as long as the busy
+  /// timeout would wait.
+  private func enableWriteAheadLog() throws(StoreError) {
+    let deadline = Date().addingTimeInterval(5)
+    while true {
+      if try journalMode() == "wal" { return }
+      do {
+        try execute("PRAGMA journal_mode = WAL")
+        return
+      } catch .sqlite(let code, _, _) where code & 0xFF == SQLITE_BUSY && Date() < deadline {
+        usleep(10_000)
+      }
+    }
+  }
+
+  private func journalMode() throws(StoreError) -> String {
+    let statement = try Statement(database: self, sql: "PRAGMA journal_mode")
+    guard try statement.step() else { return "" }
+    return statement.string(0)
   }
 
   /// Runs SQL that returns no rows (may hold several statements).
