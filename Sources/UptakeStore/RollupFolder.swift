@@ -26,38 +26,38 @@ enum RollupFolder {
   static func fold(_ database: Database, maxEvents: Int) throws(StoreError) -> Int {
     try database.write { () throws(StoreError) -> Int in
       let after = try foldedSeq(database)
-      var delta = RollupDelta()
-      var lastSeq = after
-      var count = 0
-      let statement = try database.statement(
-        """
-        SELECT seq, app_no, update_id, action, app_version, install_id, ts, is_test
-        FROM events WHERE seq > ? ORDER BY seq LIMIT ?
-        """)
-      try statement.bind(1, after)
-      try statement.bind(2, maxEvents)
-      while try statement.step() {
-        lastSeq = statement.int64(0)
-        count += 1
-        if let event = RollupTail.event(statement, firstColumn: 1) { delta.add(event) }
-      }
-      statement.reset()
-      guard count > 0 else { return 0 }
-      try write(delta, database)
+      var batch = try FoldBatch.read(database, after: after, maxEvents: maxEvents)
+      guard batch.count > 0 else { return 0 }
+      try writeDaily(&batch, database)
+      try writeSeen(&batch, database)
       let record = try database.statement(
         "INSERT OR REPLACE INTO store_state (name, value) VALUES (?, ?)")
       try record.bind(1, foldedSeqName)
-      try record.bind(2, lastSeq)
+      try record.bind(2, batch.lastSeq)
       try record.run()
-      return count
+      return batch.count
     }
   }
 
-  /// Adds the delta to the tables. Each presence row is one INSERT OR
-  /// IGNORE, whose change count says whether the install is new to its
-  /// bucket; the bucket counts are written once at the end.
-  static func write(_ delta: RollupDelta, _ database: Database) throws(StoreError) {
-    var newInstalls: [RollupDelta.CountKey: Int] = [:]
+  /// daily_installs and daily_counts. Sorted in the tables' key order, the
+  /// events of one bucket and then of one install within it lie together:
+  /// each presence row is one INSERT OR IGNORE, whose change count says
+  /// whether the install is new to its bucket, and each bucket's counts are
+  /// written once.
+  private static func writeDaily(_ batch: inout FoldBatch, _ database: Database)
+    throws(StoreError)
+  {
+    batch.events.sort { lhs, rhs in
+      if lhs.appNo != rhs.appNo { return lhs.appNo < rhs.appNo }
+      if lhs.isTest != rhs.isTest { return !lhs.isTest }
+      if lhs.update != rhs.update { return lhs.update < rhs.update }
+      if lhs.day != rhs.day { return lhs.day < rhs.day }
+      if lhs.action != rhs.action { return lhs.action < rhs.action }
+      if lhs.hasInstall != rhs.hasInstall { return lhs.hasInstall }
+      if lhs.installKey != rhs.installKey { return lhs.installKey < rhs.installKey }
+      if lhs.timestampMs != rhs.timestampMs { return lhs.timestampMs < rhs.timestampMs }
+      return lhs.version < rhs.version
+    }
     let insertInstall = try database.statement(
       """
       INSERT OR IGNORE INTO daily_installs (app_no, is_test, update_id, day, action, install_key,
@@ -72,24 +72,6 @@ enum RollupFolder {
       WHERE app_no = ?1 AND is_test = ?2 AND update_id = ?3 AND day = ?4 AND action = ?5
         AND install_key = ?6 AND (first_ts > ?7 OR last_ts < ?9)
       """)
-    for (key, installs) in delta.dailyInstalls.sorted(by: { $0.key < $1.key }) {
-      var added = 0
-      for (install, day) in installs.sorted(by: { $0.key < $1.key }) {
-        for statement in [insertInstall, widenInstall] {
-          try bind(statement, key)
-          try statement.bind(6, install)
-          try statement.bind(7, day.firstTs)
-          try statement.bind(8, day.firstVersion)
-          try statement.bind(9, day.lastTs)
-          try statement.run()
-          if statement === insertInstall && database.changes > 0 {
-            added += 1
-            break
-          }
-        }
-      }
-      newInstalls[key] = added
-    }
     let counts = try database.statement(
       """
       INSERT INTO daily_counts (app_no, is_test, update_id, day, action, events, installs,
@@ -99,36 +81,88 @@ enum RollupFolder {
         installs = installs + excluded.installs, first_ts = min(first_ts, excluded.first_ts),
         last_ts = max(last_ts, excluded.last_ts)
       """)
-    for (key, bucket) in delta.daily.sorted(by: { $0.key < $1.key }) {
-      try bind(counts, key)
-      try counts.bind(6, bucket.events)
-      try counts.bind(7, newInstalls[key] ?? 0)
-      try counts.bind(8, bucket.firstTs)
-      try counts.bind(9, bucket.lastTs)
+    let events = batch.events
+    var bucketStart = 0
+    while bucketStart < events.count {
+      let first = events[bucketStart]
+      var bucketEnd = bucketStart + 1
+      while bucketEnd < events.count && events[bucketEnd].sameBucket(as: first) { bucketEnd += 1 }
+      let updateId = batch.updateIds[Int(first.update)]
+      var added = 0
+      var firstTs = Int64.max
+      var lastTs = Int64.min
+      var installStart = bucketStart
+      while installStart < bucketEnd {
+        let earliest = events[installStart]
+        var installEnd = installStart + 1
+        while installEnd < bucketEnd && events[installEnd].hasInstall == earliest.hasInstall
+          && events[installEnd].installKey == earliest.installKey
+        {
+          installEnd += 1
+        }
+        for event in events[installStart..<installEnd] {
+          firstTs = min(firstTs, event.timestampMs)
+          lastTs = max(lastTs, event.timestampMs)
+        }
+        if earliest.hasInstall {
+          let latestTs = events[installEnd - 1].timestampMs
+          for statement in [insertInstall, widenInstall] {
+            try statement.bind(1, earliest.appNo)
+            try statement.bind(2, Int64(earliest.isTest ? 1 : 0))
+            try statement.bind(3, updateId)
+            try statement.bind(4, Int64(earliest.day))
+            try statement.bind(5, Int64(earliest.action))
+            try statement.bind(6, earliest.installKey)
+            try statement.bind(7, earliest.timestampMs)
+            try statement.bind(8, batch.versions.texts[Int(earliest.version)])
+            try statement.bind(9, latestTs)
+            try statement.run()
+            if statement === insertInstall && database.changes > 0 {
+              added += 1
+              break
+            }
+          }
+        }
+        installStart = installEnd
+      }
+      try counts.bind(1, first.appNo)
+      try counts.bind(2, Int64(first.isTest ? 1 : 0))
+      try counts.bind(3, updateId)
+      try counts.bind(4, Int64(first.day))
+      try counts.bind(5, Int64(first.action))
+      try counts.bind(6, bucketEnd - bucketStart)
+      try counts.bind(7, added)
+      try counts.bind(8, firstTs)
+      try counts.bind(9, lastTs)
       try counts.run()
+      bucketStart = bucketEnd
     }
-    try writeSeen(delta.seen, database)
   }
 
-  /// install_days, and from its new rows the adoption counts: a new
-  /// (install, day, version) adds one to that version's installs, and to the
-  /// day's when the install had no other version that day.
-  private static func writeSeen(_ seen: [RollupDelta.SeenKey: Int64], _ database: Database)
+  /// install_days, and from its new rows the adoption counts and the
+  /// version changes. Sorted by install and time, each install's events
+  /// lie together: its known rows are read once, the batch's rows are
+  /// merged in time order, and each new row is compared with the rows
+  /// around it in time. A new (install, day, version) adds one to that
+  /// version's installs, and to the day's when the install had no other
+  /// version that day; a row landing between two known rows (a client's
+  /// retried batch arriving late) replaces the change between them.
+  private static func writeSeen(_ batch: inout FoldBatch, _ database: Database)
     throws(StoreError)
   {
-    struct VersionDay: Hashable {
-      let appNo: Int64
-      let isTest: Bool
-      let day: Int64
-      let appVersion: String
+    batch.events.sort { lhs, rhs in
+      if lhs.hasInstall != rhs.hasInstall { return lhs.hasInstall }
+      if lhs.appNo != rhs.appNo { return lhs.appNo < rhs.appNo }
+      if lhs.isTest != rhs.isTest { return !lhs.isTest }
+      if lhs.installKey != rhs.installKey { return lhs.installKey < rhs.installKey }
+      if lhs.timestampMs != rhs.timestampMs { return lhs.timestampMs < rhs.timestampMs }
+      return lhs.version < rhs.version
     }
-    struct Day: Hashable {
-      let appNo: Int64
-      let isTest: Bool
-      let day: Int64
-    }
-    var versions: [VersionDay: Int] = [:]
-    var days: [Day: Int] = [:]
+    let known = try database.statement(
+      """
+      SELECT day, app_version, first_ts FROM install_days
+      WHERE app_no = ? AND is_test = ? AND install_key = ?
+      """)
     let insert = try database.statement(
       """
       INSERT OR IGNORE INTO install_days (app_no, is_test, install_key, day, app_version, first_ts)
@@ -140,131 +174,91 @@ enum RollupFolder {
       WHERE app_no = ?1 AND is_test = ?2 AND install_key = ?3 AND day = ?4 AND app_version = ?5
         AND first_ts > ?6
       """)
-    // The install's latest rows up to the day: whether it was seen on
-    // another version that day already, and the version it was on before.
-    let history = try database.statement(
-      """
-      SELECT day, app_version, first_ts FROM install_days
-      WHERE app_no = ? AND is_test = ? AND install_key = ? AND day <= ?
-      ORDER BY day DESC LIMIT 16
-      """)
-    // The install's rows from the day on: a row arriving late (a client's
-    // retried batch) slots in before rows folded already, so the change
-    // recorded for the row after it must start from it instead.
-    let future = try database.statement(
-      """
-      SELECT day, app_version, first_ts FROM install_days
-      WHERE app_no = ? AND is_test = ? AND install_key = ? AND day >= ?
-      ORDER BY day LIMIT 16
-      """)
-    let forgetChange = try database.statement(
-      """
-      DELETE FROM version_changes WHERE app_no = ? AND is_test = ? AND from_version = ? AND day = ?
-        AND install_key = ? AND to_version = ?
-      """)
-    let recordChange = try database.statement(
-      """
-      INSERT OR IGNORE INTO version_changes (app_no, is_test, from_version, day, install_key,
-        to_version, ts)
-      VALUES (?, ?, ?, ?, ?, ?, ?)
-      """)
-    var versionCache = VersionCache()
-    // Key order, but an install's versions of one day in time order, so each
-    // row's history already holds the version seen just before it.
-    let ordered = seen.sorted { lhs, rhs in
-      let (left, right) = (lhs.key, rhs.key)
-      if (left.appNo, left.isTest ? 1 : 0, left.installKey, left.day)
-        != (right.appNo, right.isTest ? 1 : 0, right.installKey, right.day)
+    var versionInstalls: [VersionDay: Int] = [:]
+    var activeInstalls: [ScopeDay: Int] = [:]
+    var changes = VersionChanges()
+    let events = batch.events
+    var start = 0
+    while start < events.count && events[start].hasInstall {
+      let install = events[start]
+      var end = start + 1
+      while end < events.count && events[end].hasInstall && events[end].appNo == install.appNo
+        && events[end].isTest == install.isTest && events[end].installKey == install.installKey
       {
-        return left < right
+        end += 1
       }
-      return lhs.value < rhs.value
-    }
-    for (key, firstTs) in ordered {
-      try bindSeen(insert, key, firstTs)
-      try insert.run()
-      guard database.changes > 0 else {
-        try bindSeen(earlier, key, firstTs)
-        try earlier.run()
-        continue
+      var timeline: [SeenRow] = []
+      try known.bind(1, install.appNo)
+      try known.bind(2, Int64(install.isTest ? 1 : 0))
+      try known.bind(3, install.installKey)
+      while try known.step() {
+        let version = known.withText(1) { batch.versions.number($0) }
+        timeline.append(
+          SeenRow(day: Int32(known.int64(0)), version: version, firstTs: known.int64(2)))
       }
-      versions[
-        VersionDay(appNo: key.appNo, isTest: key.isTest, day: key.day, appVersion: key.appVersion),
-        default: 0] += 1
-      try history.bind(1, key.appNo)
-      try history.bind(2, Int64(key.isTest ? 1 : 0))
-      try history.bind(3, key.installKey)
-      try history.bind(4, key.day)
-      var seenOtherThatDay = false
-      var previous: (day: Int64, version: String, ts: Int64)?
-      while try history.step() {
-        let day = history.int64(0)
-        let appVersion = history.string(1)
-        let ts = history.int64(2)
-        if day == key.day && appVersion == key.appVersion { continue }
-        if day == key.day { seenOtherThatDay = true }
-        let isEarlier = day < key.day || ts < firstTs
-        if isEarlier, (day, ts) > (previous?.day ?? .min, previous?.ts ?? .min) {
-          previous = (day, appVersion, ts)
+      known.reset()
+      func bind(_ statement: Statement, _ row: SeenRow) throws(StoreError) {
+        try statement.bind(1, install.appNo)
+        try statement.bind(2, Int64(install.isTest ? 1 : 0))
+        try statement.bind(3, install.installKey)
+        try statement.bind(4, Int64(row.day))
+        try statement.bind(5, batch.versions.texts[Int(row.version)])
+        try statement.bind(6, row.firstTs)
+      }
+      for event in events[start..<end] {
+        let row = SeenRow(day: event.day, version: event.version, firstTs: event.timestampMs)
+        if let same = timeline.firstIndex(where: { $0.day == row.day && $0.version == row.version })
+        {
+          if row.firstTs < timeline[same].firstTs {
+            try bind(earlier, row)
+            try earlier.run()
+            timeline[same].firstTs = row.firstTs
+          }
+          continue
         }
-      }
-      history.reset()
-      if !seenOtherThatDay {
-        days[Day(appNo: key.appNo, isTest: key.isTest, day: key.day), default: 0] += 1
-      }
-      func change(_ statement: Statement, from: String, day: Int64, to: String, ts: Int64?)
-        throws(StoreError)
-      {
-        guard let old = versionCache.version(from), let new = versionCache.version(to), new > old
-        else {
-          return
+        try bind(insert, row)
+        try insert.run()
+        versionInstalls[
+          VersionDay(
+            appNo: install.appNo, isTest: install.isTest, day: row.day,
+            version: row.version),
+          default: 0] += 1
+        var seenOtherThatDay = false
+        var previous: SeenRow?
+        var next: SeenRow?
+        for other in timeline {
+          if other.day == row.day { seenOtherThatDay = true }
+          if other.isBefore(row), previous.map({ $0.isBefore(other) }) ?? true { previous = other }
+          if row.isBefore(other), next.map({ other.isBefore($0) }) ?? true { next = other }
         }
-        try statement.bind(1, key.appNo)
-        try statement.bind(2, Int64(key.isTest ? 1 : 0))
-        try statement.bind(3, from)
-        try statement.bind(4, day)
-        try statement.bind(5, key.installKey)
-        try statement.bind(6, to)
-        if let ts { try statement.bind(7, ts) }
-        try statement.run()
-      }
-      if let previous {
-        try change(
-          recordChange, from: previous.version, day: key.day, to: key.appVersion, ts: firstTs)
-      }
-      try future.bind(1, key.appNo)
-      try future.bind(2, Int64(key.isTest ? 1 : 0))
-      try future.bind(3, key.installKey)
-      try future.bind(4, key.day)
-      var next: (day: Int64, version: String, ts: Int64)?
-      while try future.step() {
-        let day = future.int64(0)
-        let appVersion = future.string(1)
-        let ts = future.int64(2)
-        if day == key.day && appVersion == key.appVersion { continue }
-        let isLater = day > key.day || ts > firstTs
-        if isLater, (day, ts) < (next?.day ?? .max, next?.ts ?? .max) {
-          next = (day, appVersion, ts)
+        timeline.append(row)
+        if !seenOtherThatDay {
+          activeInstalls[
+            ScopeDay(appNo: install.appNo, isTest: install.isTest, day: row.day), default: 0] += 1
         }
-      }
-      future.reset()
-      if let next {
+        let scope = ChangeScope(
+          appNo: install.appNo, isTest: install.isTest, installKey: install.installKey)
         if let previous {
-          try change(forgetChange, from: previous.version, day: next.day, to: next.version, ts: nil)
+          changes.record(scope, from: previous, to: row, &batch.versions)
         }
-        try change(recordChange, from: key.appVersion, day: next.day, to: next.version, ts: next.ts)
+        if let next {
+          if let previous { changes.forget(scope, from: previous, to: next, &batch.versions) }
+          changes.record(scope, from: row, to: next, &batch.versions)
+        }
       }
+      start = end
     }
+    try changes.write(database, versions: batch.versions)
     let addVersion = try database.statement(
       """
       INSERT INTO daily_versions (app_no, is_test, day, app_version, installs) VALUES (?, ?, ?, ?, ?)
       ON CONFLICT DO UPDATE SET installs = installs + excluded.installs
       """)
-    for (key, installs) in versions {
+    for (key, installs) in versionInstalls {
       try addVersion.bind(1, key.appNo)
       try addVersion.bind(2, Int64(key.isTest ? 1 : 0))
-      try addVersion.bind(3, key.day)
-      try addVersion.bind(4, key.appVersion)
+      try addVersion.bind(3, Int64(key.day))
+      try addVersion.bind(4, batch.versions.texts[Int(key.version)])
       try addVersion.bind(5, installs)
       try addVersion.run()
     }
@@ -273,33 +267,25 @@ enum RollupFolder {
       INSERT INTO daily_active (app_no, is_test, day, installs) VALUES (?, ?, ?, ?)
       ON CONFLICT DO UPDATE SET installs = installs + excluded.installs
       """)
-    for (key, installs) in days {
+    for (key, installs) in activeInstalls {
       try addDay.bind(1, key.appNo)
       try addDay.bind(2, Int64(key.isTest ? 1 : 0))
-      try addDay.bind(3, key.day)
+      try addDay.bind(3, Int64(key.day))
       try addDay.bind(4, installs)
       try addDay.run()
     }
   }
 
-  private static func bindSeen(_ statement: Statement, _ key: RollupDelta.SeenKey, _ firstTs: Int64)
-    throws(StoreError)
-  {
-    try statement.bind(1, key.appNo)
-    try statement.bind(2, Int64(key.isTest ? 1 : 0))
-    try statement.bind(3, key.installKey)
-    try statement.bind(4, key.day)
-    try statement.bind(5, key.appVersion)
-    try statement.bind(6, firstTs)
+  private struct VersionDay: Hashable {
+    let appNo: Int64
+    let isTest: Bool
+    let day: Int32
+    let version: Int32
   }
 
-  private static func bind(_ statement: Statement, _ key: RollupDelta.CountKey)
-    throws(StoreError)
-  {
-    try statement.bind(1, key.appNo)
-    try statement.bind(2, Int64(key.isTest ? 1 : 0))
-    try statement.bind(3, key.updateId)
-    try statement.bind(4, key.day)
-    try statement.bind(5, Int64(key.action.rawValue))
+  private struct ScopeDay: Hashable {
+    let appNo: Int64
+    let isTest: Bool
+    let day: Int32
   }
 }

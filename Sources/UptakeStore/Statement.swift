@@ -100,6 +100,16 @@ public final class Statement {
     return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
   }
 
+  /// The column's text as bytes, valid only inside `body`: lets a fold
+  /// look a value up without building a String for every row.
+  func withText<Result>(_ column: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> Result)
+    -> Result
+  {
+    let text = sqlite3_column_text(handle, column)
+    let count = text == nil ? 0 : Int(sqlite3_column_bytes(handle, column))
+    return body(UnsafeBufferPointer(start: text, count: count))
+  }
+
   public func optionalString(_ column: Int32) -> String? {
     isNull(column) ? nil : string(column)
   }

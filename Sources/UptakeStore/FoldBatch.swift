@@ -1,0 +1,95 @@
+import UptakeCore
+
+/// One stored event as a fold needs it, in 40 bytes: texts as numbers of
+/// the batch's `TextNumbering`s, so a few million of them sort quickly and
+/// fit in memory.
+struct FoldEvent {
+  var installKey: Int64
+  var timestampMs: Int64
+  var appNo: Int64
+  /// The update id's rank in byte order (`FoldBatch.updateIds[update]`).
+  var update: Int32
+  /// The app version's number in `FoldBatch.versions`.
+  var version: Int32
+  var day: Int32
+  var action: UInt8
+  var isTest: Bool
+  /// False for an event without an `installId`: it counts as an event, but
+  /// as no install.
+  var hasInstall: Bool
+
+  /// Whether both fall in the same daily_counts bucket.
+  func sameBucket(as other: FoldEvent) -> Bool {
+    appNo == other.appNo && isTest == other.isTest && update == other.update
+      && day == other.day && action == other.action
+  }
+}
+
+/// The events after the folded seq, read in one pass for one fold.
+struct FoldBatch {
+  var events: [FoldEvent] = []
+  /// Update ids by rank: events carry the rank, so sorting by it is
+  /// sorting by the text as daily_counts' key does.
+  var updateIds: [String] = []
+  var versions = TextNumbering()
+  /// Events read, including any skipped for an unknown action code.
+  var count = 0
+  var lastSeq: Int64 = 0
+
+  /// Reads up to `maxEvents` events with seq above `after`.
+  static func read(_ database: Database, after: Int64, maxEvents: Int) throws(StoreError)
+    -> FoldBatch
+  {
+    var batch = FoldBatch()
+    batch.lastSeq = after
+    var updates = TextNumbering()
+    let statement = try database.statement(
+      """
+      SELECT seq, app_no, update_id, action, app_version, install_id, ts, is_test
+      FROM events WHERE seq > ? ORDER BY seq LIMIT ?
+      """)
+    try statement.bind(1, after)
+    try statement.bind(2, maxEvents)
+    batch.events.reserveCapacity(min(maxEvents, 1 << 20))
+    while try statement.step() {
+      batch.lastSeq = statement.int64(0)
+      batch.count += 1
+      let action = statement.int64(3)
+      guard Action(rawValue: Int(action)) != nil else { continue }
+      let appNo = statement.int64(1)
+      let hasInstall = !statement.isNull(5)
+      let installKey =
+        hasInstall ? statement.withText(5) { StableHash.installKey(appNo: appNo, utf8: $0) } : 0
+      let timestampMs = statement.int64(6)
+      batch.events.append(
+        FoldEvent(
+          installKey: installKey, timestampMs: timestampMs, appNo: appNo,
+          update: statement.withText(2) { updates.number($0) },
+          version: statement.withText(4) { batch.versions.number($0) },
+          day: Int32(Timestamp.dayNumber(ms: timestampMs)), action: UInt8(action),
+          isTest: statement.int64(7) != 0, hasInstall: hasInstall))
+    }
+    statement.reset()
+    let ranks = updates.byteOrderRanks()
+    batch.updateIds = [String](repeating: "", count: ranks.count)
+    for (number, rank) in ranks.enumerated() { batch.updateIds[Int(rank)] = updates.texts[number] }
+    for index in batch.events.indices {
+      batch.events[index].update = ranks[Int(batch.events[index].update)]
+    }
+    return batch
+  }
+}
+
+/// A row of install_days held by a fold: an install seen on a version on a
+/// day, first at `firstTs`.
+struct SeenRow {
+  let day: Int32
+  let version: Int32
+  var firstTs: Int64
+
+  /// Earlier in the install's timeline: an earlier day, or the same day
+  /// and an earlier first time.
+  func isBefore(_ other: SeenRow) -> Bool {
+    day < other.day || (day == other.day && firstTs < other.firstTs)
+  }
+}

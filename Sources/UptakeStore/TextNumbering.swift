@@ -1,0 +1,61 @@
+/// Numbers the distinct texts a fold meets (update ids, versions) in the
+/// order first seen, so each of a million rows carries a 4-byte number
+/// instead of a String. There are a few hundred distinct texts at most;
+/// looking one up hashes its bytes and compares them with the stored
+/// text, without allocating.
+struct TextNumbering {
+  private(set) var texts: [String] = []
+  private var bytes: [[UInt8]] = []
+  /// Open addressing: slot → number + 1, 0 when empty. Kept under half
+  /// full.
+  private var slots = [Int32](repeating: 0, count: 64)
+
+  /// The number of `text`, given as UTF-8 bytes; new texts get the next one.
+  mutating func number(_ text: UnsafeBufferPointer<UInt8>) -> Int32 {
+    let mask = slots.count - 1
+    var slot = Self.hash(text) & mask
+    while slots[slot] != 0 {
+      let number = Int(slots[slot] - 1)
+      if bytes[number].elementsEqual(text) { return Int32(number) }
+      slot = (slot + 1) & mask
+    }
+    let number = Int32(texts.count)
+    bytes.append(Array(text))
+    texts.append(String(decoding: text, as: UTF8.self))
+    slots[slot] = number + 1
+    if texts.count * 2 > slots.count { grow() }
+    return number
+  }
+
+  /// The number of a text held as a String.
+  mutating func number(_ text: String) -> Int32 {
+    var text = text
+    return text.withUTF8 { number($0) }
+  }
+
+  /// For each number, its position when the texts are sorted by their
+  /// bytes: SQLite's BINARY order, the order of the tables' keys.
+  func byteOrderRanks() -> [Int32] {
+    let order = bytes.indices.sorted { bytes[$0].lexicographicallyPrecedes(bytes[$1]) }
+    var ranks = [Int32](repeating: 0, count: bytes.count)
+    for (rank, number) in order.enumerated() { ranks[number] = Int32(rank) }
+    return ranks
+  }
+
+  private mutating func grow() {
+    slots = [Int32](repeating: 0, count: slots.count * 2)
+    let mask = slots.count - 1
+    for number in bytes.indices {
+      var slot = bytes[number].withUnsafeBufferPointer { Self.hash($0) } & mask
+      while slots[slot] != 0 { slot = (slot + 1) & mask }
+      slots[slot] = Int32(number + 1)
+    }
+  }
+
+  /// FNV-1a: short texts, no need for more.
+  private static func hash(_ text: UnsafeBufferPointer<UInt8>) -> Int {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in text { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+    return Int(truncatingIfNeeded: hash ^ (hash >> 32))
+  }
+}
