@@ -22,10 +22,13 @@ public final class Service: @unchecked Sendable {
   public let server: HTTPServer
   public let writer: BatchWriter
   public let metrics = IngestMetrics()
+  /// The update configurations the checks answer from, reloaded as they change.
+  let updateConfigurations: UpdateConfigDirectory<CheckAnswers>
   /// Keys of the default app when this start created it, to show once.
   public let createdDefaultApp: NewAppKeys?
   private var writerThread: Thread?
   private let writerDone = DispatchSemaphore(value: 0)
+  private let configPollerDone = DispatchSemaphore(value: 0)
 
   /// Opens (creating and migrating) the database and builds every part.
   public init(configuration: Configuration) throws {
@@ -36,6 +39,9 @@ public final class Service: @unchecked Sendable {
     createdDefaultApp = try AppRegistry.addDefaultIfEmpty(
       in: writeConnection, nowMs: WallClock.nowMs())
     let keys = try KeyDirectory(database: try Database(path: path, create: false))
+    updateConfigurations = try UpdateConfigDirectory(
+      database: try Database(path: path, create: false), logger: Logger(),
+      compile: CheckAnswers.compile)
     let pool = try ConnectionPool(path: path, size: configuration.readConnections)
     writer = BatchWriter(database: writeConnection, limits: configuration.writerLimits)
 
@@ -50,8 +56,9 @@ public final class Service: @unchecked Sendable {
     let operations = OperationsHandlers(
       writer: writer, metrics: metrics,
       isShuttingDown: { serverBox.server?.isShuttingDown ?? false })
+    let checks = CheckHandlers(configurations: updateConfigurations)
     let router = Router(
-      routes: [ingest.route] + reports.routes + operations.routes, keys: keys)
+      routes: [ingest.route] + checks.routes + reports.routes + operations.routes, keys: keys)
     let metrics = self.metrics
     server = HTTPServer(router: router, limits: configuration.serverLimits) {
       method, route, status in
@@ -60,8 +67,16 @@ public final class Service: @unchecked Sendable {
     serverBox.server = server
   }
 
-  /// Starts the writer thread and the HTTP server.
+  /// Starts the writer thread, the configuration poller and the HTTP server.
   public func start() throws {
+    let configurations = updateConfigurations
+    let pollerDone = configPollerDone
+    let poller = Thread {
+      configurations.run()
+      pollerDone.signal()
+    }
+    poller.name = "uptake-config"
+    poller.start()
     let writer = self.writer
     let done = writerDone
     let thread = Thread {
@@ -82,6 +97,8 @@ public final class Service: @unchecked Sendable {
     server.stop()
     writer.stop()
     writerDone.wait()
+    updateConfigurations.stop()
+    configPollerDone.wait()
   }
 }
 
