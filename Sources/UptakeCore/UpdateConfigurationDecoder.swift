@@ -178,9 +178,10 @@ public enum UpdateConfigurationDecoder {
     let updateNow = problems.required(fields["updateNow"], at: path + ".updateNow") {
       $1.text($0, at: path + ".updateNow")
     }
-    // The buttons an option shows need their labels; the others may be left out.
+    // The buttons an option shows need their labels; the others may be left
+    // out. With an unknown option that is already reported, require nothing more.
     let remindMeLater =
-      option == .force
+      option == .force || option == nil
       ? problems.optional(fields["remindMeLater"]) { $1.text($0, at: path + ".remindMeLater") }
       : problems.required(
         fields["remindMeLater"], at: path + ".remindMeLater",
@@ -215,14 +216,15 @@ public enum UpdateConfigurationDecoder {
       }
       return type
     }
-    // An alert that shows nothing needs no texts; the others do.
+    // An alert that shows nothing needs no texts; the others do. With an
+    // unknown alert type that is already reported, require nothing more.
     let textsReader = { (value: JSONValue, problems: inout ConfigurationProblems) in
       problems.localized(value, at: path + ".texts") { (value, path, problems) in
         unsupportedOSTexts(value, at: path, &problems)
       }
     }
     let texts =
-      alertType == .doNothing
+      alertType == .doNothing || alertType == nil
       ? problems.optional(fields["texts"], textsReader)
       : problems.required(
         fields["texts"], at: path + ".texts",
