@@ -155,7 +155,7 @@ struct ReportsEndToEndTests {
           {"updateId":"u3","actions":{"impression":{"events":0,"installs":0},\
           "download":{"events":0,"installs":0},"later":{"events":0,"installs":0},\
           "ignore":{"events":0,"installs":0}},"downloadRate":null,"laterRate":null,"ignoreRate":null,\
-          "days":[]}
+          "days":[],"platform":null,"targetVersion":null,"option":null}
           """)
     }
   }
