@@ -119,7 +119,9 @@ struct ConfigurationProblems {
     guard case .number(let number) = value, let double = number.doubleValue,
       range.contains(double)
     else {
-      add(path, "must be a number from \(range.lowerBound.formatted) to \(range.upperBound.formatted)")
+      add(
+        path, "must be a number from \(range.lowerBound.formatted) to \(range.upperBound.formatted)"
+      )
       return nil
     }
     return double

@@ -10,7 +10,9 @@ public struct LocalizedTexts<Texts: Sendable & Equatable>: Sendable, Equatable {
 
   public static func == (lhs: Self, rhs: Self) -> Bool {
     lhs.byLanguage.count == rhs.byLanguage.count
-      && zip(lhs.byLanguage, rhs.byLanguage).allSatisfy { $0.language == $1.language && $0.texts == $1.texts }
+      && zip(lhs.byLanguage, rhs.byLanguage).allSatisfy {
+        $0.language == $1.language && $0.texts == $1.texts
+      }
   }
 
   /// The language whose texts answer a request with `locale` (such as

@@ -53,7 +53,8 @@ public enum UpdateConfigurationDecoder {
     }
     guard problems.isEmpty else { return .failure(UpdateConfigurationError(problems.messages)) }
     return .success(
-      UpdateConfiguration(entries: entries.map(\.entry), documentText: String(decoding: bytes, as: UTF8.self)))
+      UpdateConfiguration(
+        entries: entries.map(\.entry), documentText: String(decoding: bytes, as: UTF8.self)))
   }
 
   private static let entryFields: Set<String> = [
@@ -62,7 +63,9 @@ public enum UpdateConfigurationDecoder {
     "texts",
   ]
 
-  private static func decodeEntry(_ value: JSONValue, at path: String, _ problems: inout ConfigurationProblems)
+  private static func decodeEntry(
+    _ value: JSONValue, at path: String, _ problems: inout ConfigurationProblems
+  )
     -> UpdateEntry?
   {
     guard let fields = problems.object(value, at: path, known: entryFields) else { return nil }
@@ -90,7 +93,8 @@ public enum UpdateConfigurationDecoder {
       (value, problems) -> UpdateOption? in
       guard let name = problems.string(value, at: path + ".option") else { return nil }
       guard let option = UpdateOption(name: name) else {
-        problems.add(path + ".option", "unknown value \"\(name)\" (use flexible, immediate or force)")
+        problems.add(
+          path + ".option", "unknown value \"\(name)\" (use flexible, immediate or force)")
         return nil
       }
       return option
@@ -148,7 +152,8 @@ public enum UpdateConfigurationDecoder {
       let text: String
       switch value {
       case .string(let string): text = string
-      case .number(let number) where number.isInteger: text = number.text == "-0" ? "0" : number.text
+      case .number(let number) where number.isInteger:
+        text = number.text == "-0" ? "0" : number.text
       default:
         problems.add(path, "must be a string or an integer")
         return nil
@@ -162,7 +167,8 @@ public enum UpdateConfigurationDecoder {
   }
 
   private static func promptTexts(
-    _ value: JSONValue, at path: String, option: UpdateOption?, _ problems: inout ConfigurationProblems
+    _ value: JSONValue, at path: String, option: UpdateOption?,
+    _ problems: inout ConfigurationProblems
   ) -> PromptTexts? {
     guard
       let fields = problems.object(

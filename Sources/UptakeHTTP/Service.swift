@@ -14,6 +14,8 @@ public final class Service: @unchecked Sendable {
     /// Read connections for reports: one per server thread keeps reports
     /// from waiting on each other.
     public var readConnections = 4
+    /// Where the parts that run on their own (the configuration poller) log.
+    public var logger = Logger()
 
     public init() {}
   }
@@ -40,7 +42,7 @@ public final class Service: @unchecked Sendable {
       in: writeConnection, nowMs: WallClock.nowMs())
     let keys = try KeyDirectory(database: try Database(path: path, create: false))
     updateConfigurations = try UpdateConfigDirectory(
-      database: try Database(path: path, create: false), logger: Logger(),
+      database: try Database(path: path, create: false), logger: configuration.logger,
       compile: CheckAnswers.compile)
     let pool = try ConnectionPool(path: path, size: configuration.readConnections)
     writer = BatchWriter(database: writeConnection, limits: configuration.writerLimits)

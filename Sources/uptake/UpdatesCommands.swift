@@ -205,8 +205,10 @@ struct UpdatesHistoryCommand: Command {
     for stored in history {
       let entries =
         stored.configuration.map { configuration in
-          configuration.entries.map { "\($0.platform.rawValue)=\($0.updateId)@\($0.latestVersion.text)" }
-            .joined(separator: " ")
+          configuration.entries.map {
+            "\($0.platform.rawValue)=\($0.updateId)@\($0.latestVersion.text)"
+          }
+          .joined(separator: " ")
         } ?? "(no longer valid)"
       table.append([
         String(stored.version), Timestamp.formatRFC3339(stored.createdAtMs),

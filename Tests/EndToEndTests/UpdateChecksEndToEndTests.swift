@@ -112,15 +112,21 @@ struct UpdateChecksEndToEndTests {
         == #"{"recommendedVersion":"2.1.0","requiredVersion":"2.0.0","updateUrl":"https://apps.apple.com/app/id1234567890","eol":false,"message":null}"#
     )
 
-    for query in ["appVersion=1.0", "platform=ios", "platform=web&appVersion=1.0", "platform=ios&appVersion=abc"] {
+    for query in [
+      "appVersion=1.0", "platform=ios", "platform=web&appVersion=1.0",
+      "platform=ios&appVersion=abc",
+    ] {
       let bad = try check(fixture, client, query)
       #expect(bad.status == 400, "\(query)")
       #expect(bad.text.hasPrefix(#"{"error":{"code":"bad_request","message":"#))
     }
-    #expect(try check(fixture, client, "platform=ios&appVersion=1.0", key: fixture.readKey).status == 401)
-    let anonymous = try client.send("GET", fixture.daemon.url("/v1/check?platform=ios&appVersion=1.0"))
+    #expect(
+      try check(fixture, client, "platform=ios&appVersion=1.0", key: fixture.readKey).status == 401)
+    let anonymous = try client.send(
+      "GET", fixture.daemon.url("/v1/check?platform=ios&appVersion=1.0"))
     #expect(anonymous.status == 401)
-    #expect(anonymous.text == #"{"error":{"code":"unauthorized","message":"missing or unknown key"}}"#)
+    #expect(
+      anonymous.text == #"{"error":{"code":"unauthorized","message":"missing or unknown key"}}"#)
   }
 
   @Test("uptake updates: invalid documents store nothing; get, history and the exit codes")
@@ -139,7 +145,9 @@ struct UpdateChecksEndToEndTests {
       fixture, configurationJSON().replacingOccurrences(of: #""2.1.0""#, with: #""latest""#))
     #expect(invalid.status == 65)
     #expect(invalid.standardOutput == "")
-    #expect(invalid.standardError.hasSuffix(": 1 problem, nothing stored\n  updates[0].latestVersion: not a version\n"))
+    #expect(
+      invalid.standardError.hasSuffix(
+        ": 1 problem, nothing stored\n  updates[0].latestVersion: not a version\n"))
 
     let got = try uptake(["updates", "get", "--app", "default", "--db", fixture.databasePath])
     #expect(got.status == 0)
@@ -147,7 +155,9 @@ struct UpdateChecksEndToEndTests {
     #expect(got.standardError == "app default: configuration version 1\n")
 
     #expect(try put(fixture, #"{"updates": []}"#).status == 0)
-    let history = try uptake(["updates", "history", "--app", "default", "--db", fixture.databasePath])
+    let history = try uptake([
+      "updates", "history", "--app", "default", "--db", fixture.databasePath,
+    ])
     #expect(history.status == 0)
     let lines = history.standardOutput.split(separator: "\n")
     #expect(lines.count == 3)
@@ -172,7 +182,10 @@ struct UpdateChecksEndToEndTests {
 
     #expect(try put(fixture, configurationJSON(), app: "nope").status == 65)
     let missing = try uptake(
-      ["updates", "put", "--app", "default", fixture.scratch.path("absent.json"), "--db", fixture.databasePath])
+      [
+        "updates", "put", "--app", "default", fixture.scratch.path("absent.json"), "--db",
+        fixture.databasePath,
+      ])
     #expect(missing.status == 66)
     let noDatabase = try uptake(
       ["updates", "get", "--app", "default", "--db", fixture.scratch.path("absent.db")])
@@ -204,21 +217,29 @@ struct UpdateChecksEndToEndTests {
     #expect(
       updates.text.contains(
         #""ignore":0,"platform":"ios","targetVersion":"2.1.0","option":"flexible"}"#))
-    #expect(updates.text.contains(#""ignore":0,"platform":null,"targetVersion":null,"option":null}"#))
-    let one = try client.get(fixture.daemon.url("/v1/updates/782000001589015"), key: fixture.readKey)
+    #expect(
+      updates.text.contains(#""ignore":0,"platform":null,"targetVersion":null,"option":null}"#))
+    let one = try client.get(
+      fixture.daemon.url("/v1/updates/782000001589015"), key: fixture.readKey)
     #expect(one.text.hasSuffix(#","platform":"ios","targetVersion":"2.1.0","option":"flexible"}"#))
     let csv = try client.get(fixture.daemon.url("/v1/updates?format=csv"), key: fixture.readKey)
-    #expect(csv.text.hasPrefix(
-      "updateId,firstSeen,lastSeen,impression,download,later,ignore,platform,targetVersion,option\r\n"))
+    #expect(
+      csv.text.hasPrefix(
+        "updateId,firstSeen,lastSeen,impression,download,later,ignore,platform,targetVersion,option\r\n"
+      ))
     #expect(csv.text.contains(",1,0,0,0,ios,2.1.0,flexible\r\n"))
 
     let report = try uptake(["report", "--app", "default", "--db", fixture.databasePath])
     let lines = report.standardOutput.split(separator: "\n").map(String.init)
     #expect(lines.contains { $0.hasPrefix("UPDATE") && $0.hasSuffix("PLATFORM  TARGET  OPTION") })
-    #expect(lines.contains { $0.hasPrefix("782000001589015") && $0.hasSuffix("ios       2.1.0   flexible") })
+    #expect(
+      lines.contains {
+        $0.hasPrefix("782000001589015") && $0.hasSuffix("ios       2.1.0   flexible")
+      })
     #expect(lines.contains { $0.hasPrefix("other") && $0.hasSuffix("—         —       —") })
     let detail = try uptake(
       ["report", "--app", "default", "--update", "782000001589015", "--db", fixture.databasePath])
-    #expect(detail.standardOutput.contains("configured for ios: target version 2.1.0, option flexible\n"))
+    #expect(
+      detail.standardOutput.contains("configured for ios: target version 2.1.0, option flexible\n"))
   }
 }

@@ -36,7 +36,10 @@ import Testing
     let decoded = try #require(
       configuration([
         entryJSON(
-          replacing: ["option": #""force""#, "texts": #"{"en": {"title": "T", "description": "D", "updateNow": "U"}}"#],
+          replacing: [
+            "option": #""force""#,
+            "texts": #"{"en": {"title": "T", "description": "D", "updateNow": "U"}}"#,
+          ],
           dropping: [
             "requiredVersion", "reminderDays", "rolloutPercent", "minimumOsVersion",
             "unsupportedOs", "eol", "eolMessage",
@@ -57,47 +60,88 @@ import Testing
     #expect(decoded.entries.isEmpty)
   }
 
-  @Test(arguments: [
-    (["latestVersion": #""two""#], "updates[0].latestVersion: not a version"),
-    (["latestVersion": "2.1"], "updates[0].latestVersion: must be a string"),
-    (["requiredVersion": #""v2""#], "updates[0].requiredVersion: not a version"),
-    (["minimumOsVersion": #""""#], "updates[0].minimumOsVersion: not a version"),
-    (["requiredVersion": #""2.2""#], "updates[0].requiredVersion: above latestVersion 2.1.0"),
-    (["platform": #""windows""#],
-     "updates[0].platform: unknown value \"windows\" (use ios, ipados, macos, tvos, watchos, visionos, android, other)"),
-    (["option": #""soft""#],
-     "updates[0].option: unknown value \"soft\" (use flexible, immediate or force)"),
-    (["rolloutPercent": "101"], "updates[0].rolloutPercent: must be a number from 0 to 100"),
-    (["rolloutPercent": "-1"], "updates[0].rolloutPercent: must be a number from 0 to 100"),
-    (["rolloutPercent": #""50""#], "updates[0].rolloutPercent: must be a number from 0 to 100"),
-    (["reminderDays": "1.5"], "updates[0].reminderDays: must be an integer from 0 to 365"),
-    (["reminderDays": "366"], "updates[0].reminderDays: must be an integer from 0 to 365"),
-    (["eol": #""no""#], "updates[0].eol: must be true or false"),
-    (["eol": "true"], "updates[0].eolMessage: required when eol is true"),
-    (["storeUrl": #""apps.apple.com/app""#],
-     "updates[0].storeUrl: not an absolute URL (like https://apps.apple.com/app/id1234567890)"),
-    (["storeUrl": #""https://x y""#],
-     "updates[0].storeUrl: not an absolute URL (like https://apps.apple.com/app/id1234567890)"),
-    (["updateId": #""a b""#], "updates[0].updateId: use 1 to 64 of A-Z a-z 0-9 . _ : -"),
-    (["updateId": "1.5"], "updates[0].updateId: must be a string or an integer"),
-    (["unsupportedOs": #"{"alertType": "block"}"#],
-     "updates[0].unsupportedOs.alertType: unknown value \"block\" (use none, later or freeze)"),
-    (["unsupportedOs": #"{"alertType": "freeze"}"#],
-     "updates[0].unsupportedOs.texts: required when alertType is freeze"),
-    (["unsupportedOs": #"{"alertType": "later", "texts": {"en": {"title": "T", "description": "D"}}}"#],
-     "updates[0].unsupportedOs.texts.en.continue: required"),
-    (["texts": "{}"], "updates[0].texts: give texts in at least one language"),
-    (["texts": "[]"], "updates[0].texts: must be an object keyed by language, like {\"en\": {...}}"),
-    (["texts": #"{"en_US": {"title": "T", "description": "D", "updateNow": "U", "remindMeLater": "L", "ignore": "I"}}"#],
-     "updates[0].texts.en_US: not a language code (use 2 to 8 letters, like en or de)"),
-    (["texts": #"{"en": {"title": "T", "description": "D", "updateNow": "U", "remindMeLater": "L"}}"#],
-     "updates[0].texts.en.ignore: required when option is flexible"),
-    (["option": #""immediate""#, "texts": #"{"en": {"title": "T", "description": "D", "updateNow": "U"}}"#],
-     "updates[0].texts.en.remindMeLater: required when option is immediate"),
-    (["texts": #"{"en": {"title": "", "description": "D", "updateNow": "U", "remindMeLater": "L", "ignore": "I"}}"#],
-     "updates[0].texts.en.title: must be 1 to 1000 characters"),
-    (["rolloutPercnt": "10"], "updates[0].rolloutPercnt: unknown field"),
-  ] as [([String: String], String)])
+  @Test(
+    arguments: [
+      (["latestVersion": #""two""#], "updates[0].latestVersion: not a version"),
+      (["latestVersion": "2.1"], "updates[0].latestVersion: must be a string"),
+      (["requiredVersion": #""v2""#], "updates[0].requiredVersion: not a version"),
+      (["minimumOsVersion": #""""#], "updates[0].minimumOsVersion: not a version"),
+      (["requiredVersion": #""2.2""#], "updates[0].requiredVersion: above latestVersion 2.1.0"),
+      (
+        ["platform": #""windows""#],
+        "updates[0].platform: unknown value \"windows\" (use ios, ipados, macos, tvos, watchos, visionos, android, other)"
+      ),
+      (
+        ["option": #""soft""#],
+        "updates[0].option: unknown value \"soft\" (use flexible, immediate or force)"
+      ),
+      (["rolloutPercent": "101"], "updates[0].rolloutPercent: must be a number from 0 to 100"),
+      (["rolloutPercent": "-1"], "updates[0].rolloutPercent: must be a number from 0 to 100"),
+      (["rolloutPercent": #""50""#], "updates[0].rolloutPercent: must be a number from 0 to 100"),
+      (["reminderDays": "1.5"], "updates[0].reminderDays: must be an integer from 0 to 365"),
+      (["reminderDays": "366"], "updates[0].reminderDays: must be an integer from 0 to 365"),
+      (["eol": #""no""#], "updates[0].eol: must be true or false"),
+      (["eol": "true"], "updates[0].eolMessage: required when eol is true"),
+      (
+        ["storeUrl": #""apps.apple.com/app""#],
+        "updates[0].storeUrl: not an absolute URL (like https://apps.apple.com/app/id1234567890)"
+      ),
+      (
+        ["storeUrl": #""https://x y""#],
+        "updates[0].storeUrl: not an absolute URL (like https://apps.apple.com/app/id1234567890)"
+      ),
+      (["updateId": #""a b""#], "updates[0].updateId: use 1 to 64 of A-Z a-z 0-9 . _ : -"),
+      (["updateId": "1.5"], "updates[0].updateId: must be a string or an integer"),
+      (
+        ["unsupportedOs": #"{"alertType": "block"}"#],
+        "updates[0].unsupportedOs.alertType: unknown value \"block\" (use none, later or freeze)"
+      ),
+      (
+        ["unsupportedOs": #"{"alertType": "freeze"}"#],
+        "updates[0].unsupportedOs.texts: required when alertType is freeze"
+      ),
+      (
+        [
+          "unsupportedOs":
+            #"{"alertType": "later", "texts": {"en": {"title": "T", "description": "D"}}}"#
+        ],
+        "updates[0].unsupportedOs.texts.en.continue: required"
+      ),
+      (["texts": "{}"], "updates[0].texts: give texts in at least one language"),
+      (
+        ["texts": "[]"],
+        "updates[0].texts: must be an object keyed by language, like {\"en\": {...}}"
+      ),
+      (
+        [
+          "texts":
+            #"{"en_US": {"title": "T", "description": "D", "updateNow": "U", "remindMeLater": "L", "ignore": "I"}}"#
+        ],
+        "updates[0].texts.en_US: not a language code (use 2 to 8 letters, like en or de)"
+      ),
+      (
+        [
+          "texts":
+            #"{"en": {"title": "T", "description": "D", "updateNow": "U", "remindMeLater": "L"}}"#
+        ],
+        "updates[0].texts.en.ignore: required when option is flexible"
+      ),
+      (
+        [
+          "option": #""immediate""#,
+          "texts": #"{"en": {"title": "T", "description": "D", "updateNow": "U"}}"#,
+        ],
+        "updates[0].texts.en.remindMeLater: required when option is immediate"
+      ),
+      (
+        [
+          "texts":
+            #"{"en": {"title": "", "description": "D", "updateNow": "U", "remindMeLater": "L", "ignore": "I"}}"#
+        ],
+        "updates[0].texts.en.title: must be 1 to 1000 characters"
+      ),
+      (["rolloutPercnt": "10"], "updates[0].rolloutPercnt: unknown field"),
+    ] as [([String: String], String)])
   func namesTheFieldAndEntry(replacing: [String: String], expected: String) {
     #expect(problems(documentJSON([entryJSON(replacing: replacing)])) == [expected])
   }
@@ -157,11 +201,13 @@ import Testing
   func documentShape(text: String, expected: String) {
     let found = problems(text)
     #expect(found.count == 1)
-    #expect(found.first?.hasPrefix(String(expected.prefix(while: { $0 != "(" }))) == true, "\(found)")
+    #expect(
+      found.first?.hasPrefix(String(expected.prefix(while: { $0 != "(" }))) == true, "\(found)")
   }
 
   @Test func aDocumentOverTheLimitIsRefusedUnread() {
-    let text = documentJSON([]) + String(repeating: " ", count: UpdateConfigurationDecoder.maxDocumentBytes)
+    let text =
+      documentJSON([]) + String(repeating: " ", count: UpdateConfigurationDecoder.maxDocumentBytes)
     #expect(problems(text) == ["document: larger than 1048576 bytes"])
   }
 }

@@ -15,24 +15,25 @@ private func decide(
 }
 
 @Suite struct UpdateDecisionTests {
-  @Test(arguments: [
-    // At or above latestVersion (2.1.0): nothing, in version order.
-    ("2.1.0", nil, UpdateDecision.noUpdate),
-    ("2.1", nil, .noUpdate),
-    ("2.10.0", nil, .noUpdate),
-    ("2.1.0 (77)", nil, .noUpdate),
-    // Between requiredVersion (2.0.0) and latestVersion: the configured prompt.
-    ("2.0.0", nil, .prompt(belowRequired: false)),
-    ("2.0.9", "17.0", .prompt(belowRequired: false)),
-    ("2.1.0-beta.1", nil, .prompt(belowRequired: false)),
-    // Below requiredVersion: forced.
-    ("1.9.9", nil, .prompt(belowRequired: true)),
-    ("2.0.0-rc.1", nil, .prompt(belowRequired: true)),
-    // An OS older than minimumOsVersion (16.0); an unknown OS gets the prompt.
-    ("2.0.5", "15.7.1", .unsupportedOS),
-    ("1.0", "9.3", .unsupportedOS),
-    ("2.0.5", "16", .prompt(belowRequired: false)),
-  ] as [(String, String?, UpdateDecision)])
+  @Test(
+    arguments: [
+      // At or above latestVersion (2.1.0): nothing, in version order.
+      ("2.1.0", nil, UpdateDecision.noUpdate),
+      ("2.1", nil, .noUpdate),
+      ("2.10.0", nil, .noUpdate),
+      ("2.1.0 (77)", nil, .noUpdate),
+      // Between requiredVersion (2.0.0) and latestVersion: the configured prompt.
+      ("2.0.0", nil, .prompt(belowRequired: false)),
+      ("2.0.9", "17.0", .prompt(belowRequired: false)),
+      ("2.1.0-beta.1", nil, .prompt(belowRequired: false)),
+      // Below requiredVersion: forced.
+      ("1.9.9", nil, .prompt(belowRequired: true)),
+      ("2.0.0-rc.1", nil, .prompt(belowRequired: true)),
+      // An OS older than minimumOsVersion (16.0); an unknown OS gets the prompt.
+      ("2.0.5", "15.7.1", .unsupportedOS),
+      ("1.0", "9.3", .unsupportedOS),
+      ("2.0.5", "16", .prompt(belowRequired: false)),
+    ] as [(String, String?, UpdateDecision)])
   func decisions(appVersion: String, os: String?, expected: UpdateDecision) throws {
     #expect(decide(try entry(), appVersion, os: os) == expected)
   }
@@ -126,11 +127,12 @@ private func decide(
 
   /// Rollout buckets decide who sees a prompt in rollouts in progress: if
   /// this test fails, the function changed and installs would move in or out.
-  @Test(arguments: [
-    ("install-1", "782000001589015", UInt64(156_809)),
-    ("", "u", 868_672),
-    ("6F9619FF-8B86-D011-B42D-00C04FC964FF", "2.1.0", 743_193),
-  ] as [(String, String, UInt64)])
+  @Test(
+    arguments: [
+      ("install-1", "782000001589015", UInt64(156_809)),
+      ("", "u", 868_672),
+      ("6F9619FF-8B86-D011-B42D-00C04FC964FF", "2.1.0", 743_193),
+    ] as [(String, String, UInt64)])
   func bucketsNeverChange(installId: String, updateId: String, bucket: UInt64) {
     #expect(Rollout.bucket(installId: installId, updateId: updateId) == bucket)
   }

@@ -190,13 +190,22 @@ struct CheckEndpointsTests {
       (["appVersion": "1.0"], "platform: required"),
       (["platform": "ios"], "appVersion: required"),
       (["platform": "ios", "appVersion": ""], "appVersion: required"),
-      (["platform": "windows", "appVersion": "1.0"],
-       "platform: use one of ios, ipados, macos, tvos, watchos, visionos, android, other"),
+      (
+        ["platform": "windows", "appVersion": "1.0"],
+        "platform: use one of ios, ipados, macos, tvos, watchos, visionos, android, other"
+      ),
       (["platform": "ios", "appVersion": "latest"], "appVersion: not a version"),
-      (["platform": "ios", "appVersion": String(repeating: "1", count: 33)], "appVersion: not a version"),
-      (["platform": "ios", "appVersion": "1.0", "osVersion": "iOS 17"], "osVersion: not a version"),
-      (["platform": "ios", "appVersion": "1.0", "installId": String(repeating: "i", count: 65)],
-       "installId: must be 1 to 64 characters"),
+      (
+        ["platform": "ios", "appVersion": String(repeating: "1", count: 33)],
+        "appVersion: not a version"
+      ),
+      (
+        ["platform": "ios", "appVersion": "1.0", "osVersion": "iOS 17"], "osVersion: not a version"
+      ),
+      (
+        ["platform": "ios", "appVersion": "1.0", "installId": String(repeating: "i", count: 65)],
+        "installId: must be 1 to 64 characters"
+      ),
     ] as [([String: String], String)])
   func badRequests(query: [String: String], message: String) throws {
     try CheckFixture.with { fixture in

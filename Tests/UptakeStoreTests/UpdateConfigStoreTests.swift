@@ -37,8 +37,9 @@ private func iosConfiguration(latestVersion: String, updateId: String = "u-ios")
     let history = try UpdateConfigStore.history(appNo: appNo, in: database)
     #expect(history.map(\.version) == [1, 2])
     #expect(history.map(\.documentText) == [first.documentText, second.documentText])
-    #expect(try UpdateConfigStore.version(1, appNo: appNo, in: database)?.documentText
-      == first.documentText)
+    #expect(
+      try UpdateConfigStore.version(1, appNo: appNo, in: database)?.documentText
+        == first.documentText)
     #expect(try UpdateConfigStore.version(3, appNo: appNo, in: database) == nil)
     #expect(try UpdateConfigStore.liveVersions(in: database) == [appNo: 2])
   }
@@ -51,8 +52,10 @@ private func iosConfiguration(latestVersion: String, updateId: String = "u-ios")
     _ = try AppRegistry.add("b", in: database, nowMs: 1)
     let a = try #require(try AppRegistry.find("a", in: database)).appNo
     let b = try #require(try AppRegistry.find("b", in: database)).appNo
-    try UpdateConfigStore.put(try iosConfiguration(latestVersion: "1"), appNo: a, in: database, nowMs: 1)
-    try UpdateConfigStore.put(try iosConfiguration(latestVersion: "2"), appNo: a, in: database, nowMs: 2)
+    try UpdateConfigStore.put(
+      try iosConfiguration(latestVersion: "1"), appNo: a, in: database, nowMs: 1)
+    try UpdateConfigStore.put(
+      try iosConfiguration(latestVersion: "2"), appNo: a, in: database, nowMs: 2)
     #expect(
       try UpdateConfigStore.put(
         try iosConfiguration(latestVersion: "3"), appNo: b, in: database, nowMs: 3) == 1)
@@ -65,12 +68,15 @@ private func iosConfiguration(latestVersion: String, updateId: String = "u-ios")
     let database = try scratch.openDatabase()
     _ = try AppRegistry.add("shop", in: database, nowMs: 1)
     let appNo = try #require(try AppRegistry.find("shop", in: database)).appNo
-    #expect(try UpdateConfigStore.latestVersion(appNo: appNo, updateId: "u-ios", in: database) == nil)
+    #expect(
+      try UpdateConfigStore.latestVersion(appNo: appNo, updateId: "u-ios", in: database) == nil)
     try UpdateConfigStore.put(
       try iosConfiguration(latestVersion: "2.10.0"), appNo: appNo, in: database, nowMs: 1)
     #expect(
-      try UpdateConfigStore.latestVersion(appNo: appNo, updateId: "u-ios", in: database) == "2.10.0")
-    #expect(try UpdateConfigStore.latestVersion(appNo: appNo, updateId: "other", in: database) == nil)
+      try UpdateConfigStore.latestVersion(appNo: appNo, updateId: "u-ios", in: database) == "2.10.0"
+    )
+    #expect(
+      try UpdateConfigStore.latestVersion(appNo: appNo, updateId: "other", in: database) == nil)
   }
 }
 
