@@ -72,23 +72,23 @@ public final class Service: @unchecked Sendable {
   /// Starts the writer thread, the configuration poller and the HTTP server.
   public func start() throws {
     let configurations = updateConfigurations
-    let pollerDone = configPollerDone
-    let poller = Thread {
-      configurations.run()
-      pollerDone.signal()
-    }
-    poller.name = "uptake-config"
-    poller.start()
+    _ = Self.startThread("uptake-config", signalling: configPollerDone) { configurations.run() }
     let writer = self.writer
-    let done = writerDone
+    writerThread = Self.startThread("uptake-writer", signalling: writerDone) { writer.run() }
+    try server.start(listen: configuration.listen)
+  }
+
+  /// Runs `body` on a new thread named `name`, then signals `done`.
+  private static func startThread(
+    _ name: String, signalling done: DispatchSemaphore, _ body: @escaping @Sendable () -> Void
+  ) -> Thread {
     let thread = Thread {
-      writer.run()
+      body()
       done.signal()
     }
-    thread.name = "uptake-writer"
+    thread.name = name
     thread.start()
-    writerThread = thread
-    try server.start(listen: configuration.listen)
+    return thread
   }
 
   /// The orderly stop, in reverse order of start: stop accepting, answer what

@@ -16,13 +16,18 @@ private func iosConfiguration(latestVersion: String, updateId: String = "u-ios")
   return try UpdateConfigurationDecoder.decode(Array(text.utf8)).get()
 }
 
+/// The test's database with the app "shop", and the app's number.
+private func shopDatabase(_ scratch: ScratchDirectory) throws -> (Database, Int64) {
+  let database = try scratch.openDatabase()
+  _ = try AppRegistry.add("shop", in: database, nowMs: 1)
+  return (database, try #require(try AppRegistry.find("shop", in: database)).appNo)
+}
+
 @Suite struct UpdateConfigStoreTests {
   @Test func everyPutIsANewVersionAndTheLastIsLive() throws {
     let scratch = try ScratchDirectory()
     defer { scratch.remove() }
-    let database = try scratch.openDatabase()
-    let app = try AppRegistry.add("shop", in: database, nowMs: 1)
-    let appNo = try #require(try AppRegistry.find(app.appId, in: database)).appNo
+    let (database, appNo) = try shopDatabase(scratch)
     #expect(try UpdateConfigStore.live(appNo: appNo, in: database) == nil)
 
     let first = try iosConfiguration(latestVersion: "2.0")
@@ -65,9 +70,7 @@ private func iosConfiguration(latestVersion: String, updateId: String = "u-ios")
   @Test func latestVersionIsTheFunnelsTarget() throws {
     let scratch = try ScratchDirectory()
     defer { scratch.remove() }
-    let database = try scratch.openDatabase()
-    _ = try AppRegistry.add("shop", in: database, nowMs: 1)
-    let appNo = try #require(try AppRegistry.find("shop", in: database)).appNo
+    let (database, appNo) = try shopDatabase(scratch)
     #expect(
       try UpdateConfigStore.latestVersion(appNo: appNo, updateId: "u-ios", in: database) == nil)
     try UpdateConfigStore.put(
@@ -84,9 +87,7 @@ private func iosConfiguration(latestVersion: String, updateId: String = "u-ios")
   @Test func picksUpAnotherConnectionsPutWithinASecond() throws {
     let scratch = try ScratchDirectory()
     defer { scratch.remove() }
-    let database = try scratch.openDatabase()
-    _ = try AppRegistry.add("shop", in: database, nowMs: 1)
-    let appNo = try #require(try AppRegistry.find("shop", in: database)).appNo
+    let (database, appNo) = try shopDatabase(scratch)
     try UpdateConfigStore.put(
       try iosConfiguration(latestVersion: "2.0"), appNo: appNo, in: database, nowMs: 1)
 
@@ -117,9 +118,7 @@ private func iosConfiguration(latestVersion: String, updateId: String = "u-ios")
   @Test func otherWritesDoNotRecompile() throws {
     let scratch = try ScratchDirectory()
     defer { scratch.remove() }
-    let database = try scratch.openDatabase()
-    _ = try AppRegistry.add("shop", in: database, nowMs: 1)
-    let appNo = try #require(try AppRegistry.find("shop", in: database)).appNo
+    let (database, appNo) = try shopDatabase(scratch)
     try UpdateConfigStore.put(
       try iosConfiguration(latestVersion: "2.0"), appNo: appNo, in: database, nowMs: 1)
     let compiles = Atomic<Int>(0)

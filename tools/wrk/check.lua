@@ -29,12 +29,9 @@ function request()
   return wrk.format("GET", path)
 end
 
-local non_2xx = 0
-function response(status, headers, body)
-  if status ~= 200 then non_2xx = non_2xx + 1 end
-end
-
+-- wrk counts every answer other than 2xx/3xx as an error; a check that
+-- answers 400 or 401 is a broken benchmark, not a fast one.
 function done(summary, latency, requests)
-  io.write(string.format("check: %d requests, non-2xx counted by wrk as errors: %d\n",
+  io.write(string.format("check: %d requests, %d non-2xx/3xx\n",
     summary.requests, summary.errors.status))
 end
