@@ -20,9 +20,12 @@ public enum UpdateConfigurationDecoder {
   static let maxVersionLength = 32
 
   /// The validated configuration, or every problem found.
-  public static func decode(_ bytes: [UInt8]) -> Result<
+  public static func decode(_ document: [UInt8]) -> Result<
     UpdateConfiguration, UpdateConfigurationError
   > {
+    // Some editors start UTF-8 files with a byte order mark; it is not JSON,
+    // but it is not a mistake in the configuration either.
+    let bytes = document.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(document.dropFirst(3)) : document
     guard bytes.count <= maxDocumentBytes else {
       return .failure(
         UpdateConfigurationError(["document: larger than \(maxDocumentBytes) bytes"]))

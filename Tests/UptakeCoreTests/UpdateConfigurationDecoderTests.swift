@@ -205,6 +205,12 @@ import Testing
       found.first?.hasPrefix(String(expected.prefix(while: { $0 != "(" }))) == true, "\(found)")
   }
 
+  @Test func aByteOrderMarkIsDropped() throws {
+    let text = documentJSON([entryJSON()])
+    let decoded = try UpdateConfigurationDecoder.decode([0xEF, 0xBB, 0xBF] + Array(text.utf8)).get()
+    #expect(decoded.documentText == text)
+  }
+
   @Test func aDocumentOverTheLimitIsRefusedUnread() {
     let text =
       documentJSON([]) + String(repeating: " ", count: UpdateConfigurationDecoder.maxDocumentBytes)
