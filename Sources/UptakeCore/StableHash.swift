@@ -32,11 +32,15 @@ public enum StableHash {
       hash = fnv1a64(CollectionOfOne(UInt8(truncatingIfNeeded: number)), seed: hash)
       number >>= 8
     }
-    hash = fnv1a64(bytes, seed: hash)
+    return Int64(bitPattern: mixed(fnv1a64(bytes, seed: hash)))
+  }
+
+  /// The splitmix64 finaliser: spreads every input bit over all output bits.
+  static func mixed(_ value: UInt64) -> UInt64 {
+    var hash = value
     hash = (hash ^ (hash >> 30)) &* 0xbf58_476d_1ce4_e5b9
     hash = (hash ^ (hash >> 27)) &* 0x94d0_49bb_1331_11eb
-    hash ^= hash >> 31
-    return Int64(bitPattern: hash)
+    return hash ^ (hash >> 31)
   }
 }
 

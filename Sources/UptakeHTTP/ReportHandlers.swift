@@ -32,14 +32,18 @@ struct ReportHandlers: Sendable {
     run(request) { (parameters, app, database) throws(StoreError) -> Response in
       let updates = try ReportQueries(database: database).updates(
         appNo: app.appNo, range: parameters.range, test: parameters.test)
+      let configuration = try UpdateConfigStore.live(appNo: app.appNo, in: database)?
+        .configuration
       var table = ReportTable(
-        columns: ["updateId", "firstSeen", "lastSeen"] + Action.allCases.map(\.name))
+        columns: ["updateId", "firstSeen", "lastSeen"] + Action.allCases.map(\.name)
+          + Self.configurationColumns)
       for update in updates {
         table.append(
           [
             .text(update.updateId), .text(Timestamp.formatRFC3339(update.firstSeenMs)),
             .text(Timestamp.formatRFC3339(update.lastSeenMs)),
-          ] + update.events.map { .count($0) })
+          ] + update.events.map { .count($0) }
+            + Self.configurationCells(configuration?.entry(updateId: update.updateId)))
       }
       return table.response(parameters, rowsKey: "updates")
     }
@@ -75,6 +79,12 @@ struct ReportHandlers: Sendable {
       json.member("ignoreRate", detail.rate(.ignore))
       json.key("days")
       days.writeRows(into: &json)
+      let entry = try UpdateConfigStore.live(appNo: app.appNo, in: database)?.configuration?
+        .entry(updateId: updateId)
+      for (name, cell) in zip(Self.configurationColumns, Self.configurationCells(entry)) {
+        json.key(name)
+        if case .text(let text?) = cell { json.value(text) } else { json.null() }
+      }
       json.endObject()
       return .json(json)
     }
@@ -141,6 +151,17 @@ struct ReportHandlers: Sendable {
       }
       return table.response(parameters, rowsKey: "rows")
     }
+  }
+
+  /// What the live update configuration says of an update, added after the
+  /// contract's columns (null when no entry names the update): the
+  /// platform, the version the prompt leads to, and the option.
+  private static let configurationColumns = ["platform", "targetVersion", "option"]
+
+  private static func configurationCells(_ entry: UpdateEntry?) -> [ReportTable.Cell] {
+    [
+      .text(entry?.platform.rawValue), .text(entry?.latestVersion.text), .text(entry?.option.name),
+    ]
   }
 
   /// `run` for the routes under `/v1/updates/{updateId}`, which first check

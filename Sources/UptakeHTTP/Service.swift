@@ -14,6 +14,8 @@ public final class Service: @unchecked Sendable {
     /// Read connections for reports: one per server thread keeps reports
     /// from waiting on each other.
     public var readConnections = 4
+    /// Where the parts that run on their own (the configuration poller) log.
+    public var logger = Logger()
 
     public init() {}
   }
@@ -22,10 +24,13 @@ public final class Service: @unchecked Sendable {
   public let server: HTTPServer
   public let writer: BatchWriter
   public let metrics = IngestMetrics()
+  /// The update configurations the checks answer from, reloaded as they change.
+  let updateConfigurations: UpdateConfigDirectory<CheckAnswers>
   /// Keys of the default app when this start created it, to show once.
   public let createdDefaultApp: NewAppKeys?
   private var writerThread: Thread?
   private let writerDone = DispatchSemaphore(value: 0)
+  private let configPollerDone = DispatchSemaphore(value: 0)
 
   /// Opens (creating and migrating) the database and builds every part.
   public init(configuration: Configuration) throws {
@@ -36,6 +41,9 @@ public final class Service: @unchecked Sendable {
     createdDefaultApp = try AppRegistry.addDefaultIfEmpty(
       in: writeConnection, nowMs: WallClock.nowMs())
     let keys = try KeyDirectory(database: try Database(path: path, create: false))
+    updateConfigurations = try UpdateConfigDirectory(
+      database: try Database(path: path, create: false), logger: configuration.logger,
+      compile: CheckAnswers.compile)
     let pool = try ConnectionPool(path: path, size: configuration.readConnections)
     writer = BatchWriter(database: writeConnection, limits: configuration.writerLimits)
 
@@ -50,8 +58,9 @@ public final class Service: @unchecked Sendable {
     let operations = OperationsHandlers(
       writer: writer, metrics: metrics,
       isShuttingDown: { serverBox.server?.isShuttingDown ?? false })
+    let checks = CheckHandlers(configurations: updateConfigurations)
     let router = Router(
-      routes: [ingest.route] + reports.routes + operations.routes, keys: keys)
+      routes: [ingest.route] + checks.routes + reports.routes + operations.routes, keys: keys)
     let metrics = self.metrics
     server = HTTPServer(router: router, limits: configuration.serverLimits) {
       method, route, status in
@@ -60,18 +69,26 @@ public final class Service: @unchecked Sendable {
     serverBox.server = server
   }
 
-  /// Starts the writer thread and the HTTP server.
+  /// Starts the writer thread, the configuration poller and the HTTP server.
   public func start() throws {
+    let configurations = updateConfigurations
+    _ = Self.startThread("uptake-config", signalling: configPollerDone) { configurations.run() }
     let writer = self.writer
-    let done = writerDone
+    writerThread = Self.startThread("uptake-writer", signalling: writerDone) { writer.run() }
+    try server.start(listen: configuration.listen)
+  }
+
+  /// Runs `body` on a new thread named `name`, then signals `done`.
+  private static func startThread(
+    _ name: String, signalling done: DispatchSemaphore, _ body: @escaping @Sendable () -> Void
+  ) -> Thread {
     let thread = Thread {
-      writer.run()
+      body()
       done.signal()
     }
-    thread.name = "uptake-writer"
+    thread.name = name
     thread.start()
-    writerThread = thread
-    try server.start(listen: configuration.listen)
+    return thread
   }
 
   /// The orderly stop, in reverse order of start: stop accepting, answer what
@@ -82,6 +99,8 @@ public final class Service: @unchecked Sendable {
     server.stop()
     writer.stop()
     writerDone.wait()
+    updateConfigurations.stop()
+    configPollerDone.wait()
   }
 }
 

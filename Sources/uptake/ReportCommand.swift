@@ -56,10 +56,14 @@ struct ReportCommand: Command {
     let app = try StoreAccess.app(appId, in: database)
     let queries = ReportQueries(database: database)
     do {
+      let configuration = try UpdateConfigStore.live(appNo: app.appNo, in: database)?
+        .configuration
       if let updateId {
-        output.standardOutput(try updateReport(updateId, app: app, queries))
+        output.standardOutput(
+          try updateReport(
+            updateId, app: app, queries, entry: configuration?.entry(updateId: updateId)))
       } else {
-        output.standardOutput(try updatesReport(app: app, queries))
+        output.standardOutput(try updatesReport(app: app, queries, configuration: configuration))
       }
     } catch {
       throw .store(error)
@@ -67,30 +71,39 @@ struct ReportCommand: Command {
   }
 
   /// Every update in the range, one line each.
-  private func updatesReport(app: AppRecord, _ queries: ReportQueries) throws(StoreError)
-    -> String
-  {
+  private func updatesReport(
+    app: AppRecord, _ queries: ReportQueries, configuration: UpdateConfiguration?
+  ) throws(StoreError) -> String {
     let updates = try queries.updates(appNo: app.appNo, range: range, test: test)
+    // The configuration's columns appear only for an app that has one.
     var table = TextTable(
       [.text("UPDATE"), .text("FIRST SEEN"), .text("LAST SEEN")]
         + Action.allCases.map { .number($0.name.uppercased()) }
-        + Self.rated.map { .number($0.name.uppercased() + "%") })
+        + Self.rated.map { .number($0.name.uppercased() + "%") }
+        + (configuration == nil ? [] : [.text("PLATFORM"), .text("TARGET"), .text("OPTION")]))
     for update in updates {
       let detail = try queries.update(
         appNo: app.appNo, updateId: update.updateId, range: range, test: test)
+      let entry = configuration?.entry(updateId: update.updateId)
       table.append(
         [
           update.updateId, Timestamp.formatRFC3339(update.firstSeenMs),
           Timestamp.formatRFC3339(update.lastSeenMs),
-        ] + update.events.map(String.init) + Self.rated.map { Self.percent(detail.rate($0)) })
+        ] + update.events.map(String.init) + Self.rated.map { Self.percent(detail.rate($0)) }
+          + (configuration == nil
+            ? []
+            : [
+              entry?.platform.rawValue ?? Self.none, entry?.latestVersion.text ?? Self.none,
+              entry?.option.name ?? Self.none,
+            ]))
     }
     return title("updates of app \(app.appId)") + "\n" + table.text
   }
 
   /// One update: by action, by day, and its funnel.
-  private func updateReport(_ updateId: String, app: AppRecord, _ queries: ReportQueries)
-    throws(StoreError) -> String
-  {
+  private func updateReport(
+    _ updateId: String, app: AppRecord, _ queries: ReportQueries, entry: UpdateEntry?
+  ) throws(StoreError) -> String {
     let detail = try queries.update(
       appNo: app.appNo, updateId: updateId, range: range, test: test)
     let funnel = try queries.funnel(
@@ -118,9 +131,13 @@ struct ReportCommand: Command {
       String(funnel.impressions), String(funnel.downloads), String(funnel.upgraded),
       funnel.medianHoursToUpgrade.map { String(format: "%.1f", $0) } ?? Self.none,
     ])
-    return [
-      title("update \(updateId) of app \(app.appId)"), actions.text, days.text, funnelTable.text,
-    ].joined(separator: "\n")
+    var heading = title("update \(updateId) of app \(app.appId)")
+    if let entry {
+      heading +=
+        "configured for \(entry.platform.rawValue): target version \(entry.latestVersion.text), "
+        + "option \(entry.option.name)\n"
+    }
+    return [heading, actions.text, days.text, funnelTable.text].joined(separator: "\n")
   }
 
   /// The actions whose rate over impressions the reports give.

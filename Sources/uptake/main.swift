@@ -3,19 +3,20 @@ import Foundation
 /// Every subcommand, in the order `uptake --help` lists them.
 let commands: [any Command.Type] = [
   AppsAddCommand.self, AppsListCommand.self, AppsRotateCommand.self, ExportCommand.self,
-  ReportCommand.self, ImportCommand.self,
+  ReportCommand.self, ImportCommand.self, UpdatesPutCommand.self, UpdatesGetCommand.self,
+  UpdatesHistoryCommand.self,
 ]
 
 let overview = """
   usage: uptake COMMAND [options]
 
   Uptake's command line: manage apps and keys, export CSV summaries, show
-  reports, import events. Every command works on the database the daemon
+  reports, import events, load update configurations. Every command works on the database the daemon
   writes (--db PATH, env UPTAKE_DB, default ./uptake.db), safely while it
   runs.
 
   commands:
-  \(commands.map { "  " + $0.path.joined(separator: " ").padding(toLength: 14, withPad: " ", startingAt: 0) + $0.summary }.joined(separator: "\n"))
+  \(commands.map { "  " + $0.path.joined(separator: " ").padding(toLength: 17, withPad: " ", startingAt: 0) + $0.summary }.joined(separator: "\n"))
 
   Run `uptake COMMAND --help` for a command's options.
   Exit codes: 0 ok, 64 usage, 65 bad input data, 66 database or input file

@@ -1,0 +1,297 @@
+/// Reads and validates an update configuration document as a whole: every
+/// problem is reported, each as "path: message" naming the entry and field
+/// (`updates[0].latestVersion: not a version`), so one run of
+/// `uptake updates put` shows everything to fix.
+///
+/// Stricter than ingest on purpose: a field it does not know, or a field
+/// given twice, is an error rather than ignored, because in a hand-edited
+/// file that is a typo whose silent effect would reach every install.
+public enum UpdateConfigurationDecoder {
+  /// Large enough for every platform with texts in dozens of languages; a
+  /// larger file is almost certainly not a configuration.
+  public static let maxDocumentBytes = 1 << 20
+  /// Longest text of a prompt, in Unicode scalars.
+  public static let maxTextLength = 1000
+  /// Longest store URL: what browsers and stores handle everywhere.
+  public static let maxURLLength = 2048
+  /// Longest reminder interval, in days.
+  public static let maxReminderDays = 365
+  /// Versions are 1 to 32 characters, as in events.
+  static let maxVersionLength = 32
+
+  /// The validated configuration, or every problem found.
+  public static func decode(_ document: [UInt8]) -> Result<
+    UpdateConfiguration, UpdateConfigurationError
+  > {
+    // Some editors start UTF-8 files with a byte order mark; it is not JSON,
+    // but it is not a mistake in the configuration either.
+    let bytes = document.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(document.dropFirst(3)) : document
+    guard bytes.count <= maxDocumentBytes else {
+      return .failure(
+        UpdateConfigurationError(["document: larger than \(maxDocumentBytes) bytes"]))
+    }
+    let root: JSONValue
+    do throws(JSONParseError) {
+      root = try JSONParser().parse(bytes)
+    } catch {
+      return .failure(
+        UpdateConfigurationError(["document: not JSON (\(error.message) at byte \(error.offset))"]))
+    }
+    var problems = ConfigurationProblems()
+    var entries: [(index: Int, entry: UpdateEntry)] = []
+    if let document = problems.object(root, at: "document", known: ["updates"]) {
+      switch document["updates"] {
+      case nil:
+        problems.add("updates", "required")
+      case .array(let values)?:
+        for (index, value) in values.enumerated() {
+          if let entry = decodeEntry(value, at: "updates[\(index)]", &problems) {
+            entries.append((index, entry))
+          }
+        }
+        checkAcrossEntries(entries, &problems)
+      default:
+        problems.add("updates", "must be an array")
+      }
+    }
+    guard problems.isEmpty else { return .failure(UpdateConfigurationError(problems.messages)) }
+    return .success(
+      UpdateConfiguration(
+        entries: entries.map(\.entry), documentText: String(decoding: bytes, as: UTF8.self)))
+  }
+
+  private static let entryFields: Set<String> = [
+    "updateId", "platform", "latestVersion", "storeUrl", "option", "requiredVersion",
+    "reminderDays", "rolloutPercent", "minimumOsVersion", "unsupportedOs", "eol", "eolMessage",
+    "texts",
+  ]
+
+  private static func decodeEntry(
+    _ value: JSONValue, at path: String, _ problems: inout ConfigurationProblems
+  )
+    -> UpdateEntry?
+  {
+    guard let fields = problems.object(value, at: path, known: entryFields) else { return nil }
+    let before = problems.messages.count
+    let updateId = updateIdentifier(fields["updateId"], at: path + ".updateId", &problems)
+    let platform = problems.required(fields["platform"], at: path + ".platform") {
+      (value, problems) -> Platform? in
+      guard let name = problems.string(value, at: path + ".platform") else { return nil }
+      guard let platform = Platform(rawValue: name) else {
+        problems.add(
+          path + ".platform",
+          "unknown value \"\(name)\" (use "
+            + Platform.allCases.map(\.rawValue).joined(separator: ", ") + ")")
+        return nil
+      }
+      return platform
+    }
+    let latestVersion = problems.required(fields["latestVersion"], at: path + ".latestVersion") {
+      $1.version($0, at: path + ".latestVersion")
+    }
+    let storeUrl = problems.required(fields["storeUrl"], at: path + ".storeUrl") {
+      $1.url($0, at: path + ".storeUrl")
+    }
+    let option = problems.required(fields["option"], at: path + ".option") {
+      (value, problems) -> UpdateOption? in
+      guard let name = problems.string(value, at: path + ".option") else { return nil }
+      guard let option = UpdateOption(name: name) else {
+        problems.add(
+          path + ".option", "unknown value \"\(name)\" (use flexible, immediate or force)")
+        return nil
+      }
+      return option
+    }
+    let requiredVersion = problems.optional(fields["requiredVersion"]) {
+      $1.version($0, at: path + ".requiredVersion")
+    }
+    let reminderDays =
+      problems.optional(fields["reminderDays"]) {
+        $1.integer($0, at: path + ".reminderDays", in: 0...maxReminderDays)
+      } ?? 1
+    let rolloutPercent =
+      problems.optional(fields["rolloutPercent"]) {
+        $1.number($0, at: path + ".rolloutPercent", in: 0...100)
+      } ?? 100
+    let minimumOsVersion = problems.optional(fields["minimumOsVersion"]) {
+      $1.version($0, at: path + ".minimumOsVersion")
+    }
+    let unsupportedOs =
+      problems.optional(fields["unsupportedOs"]) {
+        unsupportedOSPrompt($0, at: path + ".unsupportedOs", &$1)
+      } ?? .silent
+    let eol = problems.optional(fields["eol"]) { $1.bool($0, at: path + ".eol") } ?? false
+    let eolMessage = problems.optional(fields["eolMessage"]) {
+      $1.text($0, at: path + ".eolMessage")
+    }
+    let eolMessageGiven = fields["eolMessage"].map { $0 != .null } ?? false
+    if eol && !eolMessageGiven {
+      problems.add(path + ".eolMessage", "required when eol is true")
+    }
+    let texts = problems.required(fields["texts"], at: path + ".texts") {
+      (value, problems) -> LocalizedTexts<PromptTexts>? in
+      problems.localized(value, at: path + ".texts") { (value, path, problems) in
+        promptTexts(value, at: path, option: option, &problems)
+      }
+    }
+    if let requiredVersion, let latestVersion, requiredVersion > latestVersion {
+      problems.add(path + ".requiredVersion", "above latestVersion \(latestVersion.text)")
+    }
+    guard problems.messages.count == before, let updateId, let platform, let latestVersion,
+      let storeUrl, let option, let texts
+    else { return nil }
+    return UpdateEntry(
+      updateId: updateId, platform: platform, latestVersion: latestVersion, storeUrl: storeUrl,
+      option: option, requiredVersion: requiredVersion, reminderDays: reminderDays,
+      rolloutPercent: rolloutPercent, minimumOsVersion: minimumOsVersion,
+      unsupportedOs: unsupportedOs, eol: eol, eolMessage: eolMessage, texts: texts)
+  }
+
+  /// The contract's update id: a string, or an integer kept as its decimal text.
+  private static func updateIdentifier(
+    _ value: JSONValue?, at path: String, _ problems: inout ConfigurationProblems
+  ) -> String? {
+    problems.required(value, at: path) { (value, problems) -> String? in
+      let text: String
+      switch value {
+      case .string(let string): text = string
+      case .number(let number) where number.isInteger:
+        text = number.text == "-0" ? "0" : number.text
+      default:
+        problems.add(path, "must be a string or an integer")
+        return nil
+      }
+      guard UpdateID.isValid(text) else {
+        problems.add(path, "use 1 to 64 of A-Z a-z 0-9 . _ : -")
+        return nil
+      }
+      return text
+    }
+  }
+
+  private static func promptTexts(
+    _ value: JSONValue, at path: String, option: UpdateOption?,
+    _ problems: inout ConfigurationProblems
+  ) -> PromptTexts? {
+    guard
+      let fields = problems.object(
+        value, at: path, known: ["title", "description", "updateNow", "remindMeLater", "ignore"])
+    else { return nil }
+    let before = problems.messages.count
+    let title = problems.required(fields["title"], at: path + ".title") {
+      $1.text($0, at: path + ".title")
+    }
+    let description = problems.required(fields["description"], at: path + ".description") {
+      $1.text($0, at: path + ".description")
+    }
+    let updateNow = problems.required(fields["updateNow"], at: path + ".updateNow") {
+      $1.text($0, at: path + ".updateNow")
+    }
+    // The buttons an option shows need their labels; the others may be left
+    // out. With an unknown option that is already reported, require nothing more.
+    let remindMeLater =
+      option == .force || option == nil
+      ? problems.optional(fields["remindMeLater"]) { $1.text($0, at: path + ".remindMeLater") }
+      : problems.required(
+        fields["remindMeLater"], at: path + ".remindMeLater",
+        because: option.map { "required when option is \($0.name)" }
+      ) { $1.text($0, at: path + ".remindMeLater") }
+    let ignore =
+      option == .flexible
+      ? problems.required(
+        fields["ignore"], at: path + ".ignore", because: "required when option is flexible"
+      ) { $1.text($0, at: path + ".ignore") }
+      : problems.optional(fields["ignore"]) { $1.text($0, at: path + ".ignore") }
+    guard problems.messages.count == before, let title, let description, let updateNow else {
+      return nil
+    }
+    return PromptTexts(
+      title: title, description: description, updateNow: updateNow,
+      remindMeLater: remindMeLater ?? "", ignore: ignore ?? "")
+  }
+
+  private static func unsupportedOSPrompt(
+    _ value: JSONValue, at path: String, _ problems: inout ConfigurationProblems
+  ) -> UnsupportedOSPrompt? {
+    guard let fields = problems.object(value, at: path, known: ["alertType", "texts"]) else {
+      return nil
+    }
+    let alertType = problems.required(fields["alertType"], at: path + ".alertType") {
+      (value, problems) -> AlertType? in
+      guard let name = problems.string(value, at: path + ".alertType") else { return nil }
+      guard let type = AlertType(name: name) else {
+        problems.add(path + ".alertType", "unknown value \"\(name)\" (use none, later or freeze)")
+        return nil
+      }
+      return type
+    }
+    // An alert that shows nothing needs no texts; the others do. With an
+    // unknown alert type that is already reported, require nothing more.
+    let textsReader = { (value: JSONValue, problems: inout ConfigurationProblems) in
+      problems.localized(value, at: path + ".texts") { (value, path, problems) in
+        unsupportedOSTexts(value, at: path, &problems)
+      }
+    }
+    let texts =
+      alertType == .doNothing || alertType == nil
+      ? problems.optional(fields["texts"], textsReader)
+      : problems.required(
+        fields["texts"], at: path + ".texts",
+        because: alertType.map { "required when alertType is \($0.name)" }, textsReader)
+    guard let alertType else { return nil }
+    return UnsupportedOSPrompt(alertType: alertType, texts: texts ?? LocalizedTexts([]))
+  }
+
+  private static func unsupportedOSTexts(
+    _ value: JSONValue, at path: String, _ problems: inout ConfigurationProblems
+  ) -> UnsupportedOSTexts? {
+    guard
+      let fields = problems.object(value, at: path, known: ["title", "description", "continue"])
+    else { return nil }
+    let title = problems.required(fields["title"], at: path + ".title") {
+      $1.text($0, at: path + ".title")
+    }
+    let description = problems.required(fields["description"], at: path + ".description") {
+      $1.text($0, at: path + ".description")
+    }
+    let proceed = problems.required(fields["continue"], at: path + ".continue") {
+      $1.text($0, at: path + ".continue")
+    }
+    guard let title, let description, let proceed else { return nil }
+    return UnsupportedOSTexts(title: title, description: description, continue: proceed)
+  }
+
+  /// The rules that span entries: one entry per platform, one per update id.
+  private static func checkAcrossEntries(
+    _ entries: [(index: Int, entry: UpdateEntry)], _ problems: inout ConfigurationProblems
+  ) {
+    var platforms: [Platform: Int] = [:]
+    var updateIds: [String: Int] = [:]
+    for (index, entry) in entries {
+      if let first = platforms[entry.platform] {
+        problems.add(
+          "updates[\(index)].platform",
+          "\"\(entry.platform.rawValue)\" is already configured by updates[\(first)]")
+      } else {
+        platforms[entry.platform] = index
+      }
+      if let first = updateIds[entry.updateId] {
+        problems.add(
+          "updates[\(index)].updateId",
+          "\"\(entry.updateId)\" is already used by updates[\(first)]; give each entry its own")
+      } else {
+        updateIds[entry.updateId] = index
+      }
+    }
+  }
+}
+
+/// Every problem of a rejected configuration document, in document order.
+public struct UpdateConfigurationError: Error, Sendable, Equatable {
+  /// One "path: message" line per problem.
+  public let messages: [String]
+
+  init(_ messages: [String]) {
+    self.messages = messages
+  }
+}

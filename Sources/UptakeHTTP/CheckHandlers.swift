@@ -1,0 +1,115 @@
+import UptakeCore
+import UptakeStore
+
+/// `GET /v1/check` and `GET /v1/lockout`: answered on the server's thread
+/// from the compiled configurations in memory, without SQLite and without
+/// the report workers, because every app launch asks.
+struct CheckHandlers: Sendable {
+  /// How long a client or cache may reuse an answer, as the contract says.
+  static let cacheControl = "max-age=300"
+  /// The longest `installId`, as in events.
+  static let maxInstallIdLength = 64
+  /// The longest version in a query, as in events.
+  static let maxVersionLength = 32
+
+  let configurations: UpdateConfigDirectory<CheckAnswers>
+
+  var routes: [Route] {
+    [
+      Route("GET", "/v1/check", access: .ingestKey) { .respond(check($0)) },
+      Route("GET", "/v1/lockout", access: .ingestKey) { .respond(lockout($0)) },
+    ]
+  }
+
+  /// `GET /v1/check?platform=P&appVersion=V[&osVersion=O][&installId=I][&locale=L]`
+  func check(_ request: Request) -> Response {
+    guard let app = request.app else { return APIError.unauthorized.response }
+    let platform: Platform
+    let appVersion: Version
+    var osVersion: Version?
+    var installId: String?
+    switch Self.platform(request) {
+    case .success(let parsed): platform = parsed
+    case .failure(let error): return error.response
+    }
+    switch Self.version(request, "appVersion") {
+    case .success(let parsed?): appVersion = parsed
+    case .success(nil): return APIError.badRequest("appVersion: required").response
+    case .failure(let error): return error.response
+    }
+    switch Self.version(request, "osVersion") {
+    case .success(let parsed): osVersion = parsed
+    case .failure(let error): return error.response
+    }
+    if let text = request.query("installId"), !text.isEmpty {
+      guard text.unicodeScalars.count <= Self.maxInstallIdLength else {
+        return APIError.badRequest("installId: must be 1 to \(Self.maxInstallIdLength) characters")
+          .response
+      }
+      installId = text
+    }
+    guard let answers = configurations.compiled(appNo: app.appNo)?.platforms[platform] else {
+      return Self.respond(.noUpdate, to: request)
+    }
+    let decision = answers.entry.decide(
+      appVersion: appVersion, osVersion: osVersion, installId: installId)
+    return Self.respond(answers.answer(decision, locale: request.query("locale")), to: request)
+  }
+
+  /// `GET /v1/lockout?platform=P`
+  func lockout(_ request: Request) -> Response {
+    guard let app = request.app else { return APIError.unauthorized.response }
+    switch Self.platform(request) {
+    case .success(let platform):
+      let answers = configurations.compiled(appNo: app.appNo)?.platforms[platform]
+      return Self.respond(answers?.lockout ?? CheckAnswers.noLockout, to: request)
+    case .failure(let error):
+      return error.response
+    }
+  }
+
+  private static func platform(_ request: Request) -> Result<Platform, APIError> {
+    guard let name = request.query("platform"), !name.isEmpty else {
+      return .failure(.badRequest("platform: required"))
+    }
+    guard let platform = Platform(rawValue: name) else {
+      return .failure(
+        .badRequest(
+          "platform: use one of " + Platform.allCases.map(\.rawValue).joined(separator: ", ")))
+    }
+    return .success(platform)
+  }
+
+  /// The query's version `name`: nil when absent or empty, an error when it
+  /// is not a version.
+  private static func version(_ request: Request, _ name: String) -> Result<Version?, APIError> {
+    guard let text = request.query(name), !text.isEmpty else { return .success(nil) }
+    guard text.unicodeScalars.count <= maxVersionLength, let version = Version(text) else {
+      return .failure(.badRequest("\(name): not a version"))
+    }
+    return .success(version)
+  }
+
+  /// The answer, or `304` without a body when the client already has it.
+  static func respond(_ answer: RenderedAnswer, to request: Request) -> Response {
+    let headers = [("ETag", answer.etag), ("Cache-Control", cacheControl)]
+    if let tags = request.head.header("if-none-match"), matches(tags, answer.etag) {
+      return Response(status: 304, headers: headers)
+    }
+    return Response(
+      status: 200, headers: [("Content-Type", "application/json")] + headers, body: answer.body)
+  }
+
+  /// True when an `If-None-Match` list names `etag` (or is `*`); weak tags
+  /// match too, as RFC 9110 asks for this header.
+  static func matches(_ header: String, _ etag: String) -> Bool {
+    for candidate in header.split(separator: ",") {
+      var tag = candidate.drop { $0 == " " || $0 == "\t" }
+      while let last = tag.last, last == " " || last == "\t" { tag = tag.dropLast() }
+      if tag == "*" { return true }
+      if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
+      if tag == etag { return true }
+    }
+    return false
+  }
+}
