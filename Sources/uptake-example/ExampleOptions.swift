@@ -21,6 +21,7 @@ struct ExampleOptions {
   /// configuration yet.
   var updateId: String?
   var storage = URL(fileURLWithPath: "uptake-example-data", isDirectory: true)
+  var batchSize = UptakeLimits().batchSize
   var help = false
 
   static let usage = """
@@ -47,7 +48,11 @@ struct ExampleOptions {
       --update-id ID      show this update when the check has no prompt (a server
                           without an update configuration yet)
       --storage DIR       the client's queue and install id (default ./uptake-example-data)
+      --batch-size N      events per request, 1 to 1000 (default 500)
       -h, --help          this text
+
+    exit status: 0 all sent, 64 usage error, 69 events left queued (server
+    unreachable), 73 storage directory unusable
 
     """
 
@@ -78,6 +83,12 @@ struct ExampleOptions {
       case "--update-id": options.updateId = try value(argument)
       case "--storage":
         options.storage = URL(fileURLWithPath: try value(argument), isDirectory: true)
+      case "--batch-size":
+        let text = try value(argument)
+        guard let size = Int(text), (1...UptakeLimits.contractBatchMaximum).contains(size) else {
+          throw UsageError("--batch-size: expected 1 to 1000, got \(text)")
+        }
+        options.batchSize = size
       case "--platform":
         let text = try value(argument)
         guard let platform = Platform(rawValue: text) else {

@@ -1,9 +1,8 @@
 import Foundation
 import UptakeClient
 
-// An app's update loop in one run: check, show, record, flush. Exit codes:
-// 0 all sent, 64 usage error, 69 events left queued (server unreachable),
-// 73 the storage directory cannot be used.
+// An app's update loop in one run: check, show, record, flush. The exit
+// codes follow sysexits, as the uptake CLI's do.
 
 let options: ExampleOptions
 do {
@@ -27,7 +26,9 @@ do {
       platform: options.platform, osVersion: options.osVersion, locale: options.locale,
       storageDirectory: options.storage,
       // One explicit flush at the end, as an app going to the background.
-      limits: UptakeLimits(attemptsPerFlush: 3, initialBackoff: 0.5, autoFlushDelay: nil)))
+      limits: UptakeLimits(
+        batchSize: options.batchSize, attemptsPerFlush: 3, initialBackoff: 0.5, autoFlushDelay: nil)
+    ))
 } catch {
   FileHandle.standardError.write(
     Data("uptake-example: cannot use \(options.storage.path): \(error)\n".utf8))
