@@ -20,9 +20,9 @@ struct StubRequest: Sendable {
 /// What the stub does with a request.
 enum StubReply: Sendable {
   case respond(status: Int, headers: [String: String] = [:], body: String = "")
-  /// Reads the request, then waits this long before closing the connection
-  /// without a word, like a server that hangs.
-  case hang(seconds: TimeInterval)
+  /// Reads the request and never answers, like a server that hangs, until
+  /// the stub stops.
+  case hang
   /// Closes the connection without an answer.
   case close
 }
@@ -37,6 +37,7 @@ final class StubServer: @unchecked Sendable {
   private let lock = NSLock()
   private var received: [StubRequest] = []
   private let stopped = DispatchSemaphore(value: 0)
+  private let stopping = DispatchSemaphore(value: 0)
 
   /// `handler` gets each request and its zero-based number.
   init(handler: @escaping @Sendable (StubRequest, Int) -> StubReply) throws {
@@ -72,6 +73,7 @@ final class StubServer: @unchecked Sendable {
 
   /// Stops accepting and waits for the serving thread to end.
   func stop() {
+    stopping.signal()
     shutdown(listener, Int32(SHUT_RDWR))
     close(listener)
     stopped.wait()
@@ -93,8 +95,8 @@ final class StubServer: @unchecked Sendable {
         head += "Content-Length: \(body.utf8.count)\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         write(connection, Data((head + "\r\n" + body).utf8))
-      case .hang(let seconds):
-        Thread.sleep(forTimeInterval: seconds)
+      case .hang:
+        stopping.wait()
       case .close:
         break
       }

@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+import UptakeClient
+
+// `check()` fails open: whatever goes wrong, the app hears "no update" in
+// time. A stub server plays every kind of wrong answer; the real uptaked
+// plays the unreachable server.
+@Suite("Update checks fail open", .timeLimit(.minutes(1)))
+struct CheckEndToEndTests {
+  private static let update = """
+    {"hasupdate":1,"category":1,"updateid":"782000001589015","latestversion":"2.1.0","option":2,
+     "popupinfo":{"title":"Neu","description":"Schneller","updatenow":"Jetzt","remindmelater":"Später",
+     "ignore":"Ignorieren"},
+     "updatedetails":{"reminder":5,"storeurl":"https://apps.apple.com/app/id1234567890","toforce":0}}
+    """
+
+  @Test("the check asks GET /v1/check with the install's facts and the ingest key")
+  func request() async throws {
+    let directory = try TestDirectory()
+    defer { directory.remove() }
+    let stub = try StubServer { _, _ in .respond(status: 200, body: CheckEndToEndTests.update) }
+    defer { stub.stop() }
+    let client = try testClient(stub.baseURL, key: "upi_k", storage: directory.appending("client"))
+    guard case .update(let prompt) = await client.check() else {
+      Issue.record("not an update")
+      return
+    }
+    #expect(prompt.updateId == "782000001589015")
+    #expect(prompt.option == .immediate)
+    #expect(prompt.texts.remindMeLater == "Später")
+    let request = try #require(stub.requests.first)
+    #expect(request.method == "GET")
+    #expect(
+      request.target
+        == "/v1/check?platform=ios&appVersion=2.0.0&osVersion=17.4&installId=\(client.installId)&locale=de-CH"
+    )
+    #expect(request.headers["authorization"] == "Bearer upi_k")
+    #expect(request.headers["if-none-match"] == nil)
+  }
+
+  @Test("an ETag is sent back as If-None-Match, and a 304 reuses the answer, after a relaunch too")
+  func etag() async throws {
+    let directory = try TestDirectory()
+    defer { directory.remove() }
+    let stub = try StubServer { request, _ in
+      if request.headers["if-none-match"] == #""v1-abc""# { return .respond(status: 304) }
+      return .respond(status: 200, headers: ["ETag": #""v1-abc""#], body: CheckEndToEndTests.update)
+    }
+    defer { stub.stop() }
+    let storage = directory.appending("client")
+    let first = try await testClient(stub.baseURL, key: "upi_k", storage: storage).check()
+    let second = try await testClient(stub.baseURL, key: "upi_k", storage: storage).check()
+    guard case .update = first else {
+      Issue.record("not an update: \(first)")
+      return
+    }
+    #expect(second == first)
+    #expect(stub.requests.map { $0.headers["if-none-match"] } == [nil, #""v1-abc""#])
+  }
+
+  @Test("a 304 without a cached answer is no update")
+  func notModifiedWithoutCache() async throws {
+    let directory = try TestDirectory()
+    defer { directory.remove() }
+    let stub = try StubServer { _, _ in .respond(status: 304) }
+    defer { stub.stop() }
+    let client = try testClient(stub.baseURL, key: "upi_k", storage: directory.appending("client"))
+    #expect(await client.check() == .noUpdate)
+  }
+
+  @Test(
+    "garbage, errors and unknown shapes are no update",
+    arguments: [
+      (200, "<html>oops</html>"), (200, #"{"hasupdate":1,"category":7,"updateid":"u"}"#),
+      (200, ""), (500, #"{"error":{"code":"internal","message":"x"}}"#),
+      (401, #"{"error":{"code":"unauthorized","message":"x"}}"#), (503, ""),
+    ])
+  func garbage(status: Int, body: String) async throws {
+    let directory = try TestDirectory()
+    defer { directory.remove() }
+    let stub = try StubServer { _, _ in .respond(status: status, body: body) }
+    defer { stub.stop() }
+    let client = try testClient(stub.baseURL, key: "upi_k", storage: directory.appending("client"))
+    #expect(await client.check() == .noUpdate)
+  }
+
+  @Test("a server that never answers is no update within the check timeout")
+  func hangingServer() async throws {
+    let directory = try TestDirectory()
+    defer { directory.remove() }
+    let stub = try StubServer { _, _ in .hang }
+    defer { stub.stop() }
+    let client = try testClient(stub.baseURL, key: "upi_k", storage: directory.appending("client"))
+    let started = Date()
+    #expect(await client.check() == .noUpdate)
+    let took = Date().timeIntervalSince(started)
+    #expect(took < 3, "checkTimeout is 1 s; took \(took) s")
+  }
+
+  @Test("uptaked down, or without /v1/check yet: no update")
+  func daemonDownOrWithoutCheck() async throws {
+    let directory = try TestDirectory()
+    defer { directory.remove() }
+    let daemon = try RunningDaemon(directory: directory)
+    defer { daemon.stop() }
+    let client = try testClient(
+      daemon.baseURL, key: daemon.ingestKey, storage: directory.appending("client"))
+    // Whether this uptaked answers the check or not, with no configuration
+    // loaded there is no prompt.
+    #expect(await client.check() == .noUpdate)
+    daemon.stop()
+    #expect(await client.check() == .noUpdate)
+  }
+}

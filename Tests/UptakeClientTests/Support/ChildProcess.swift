@@ -1,0 +1,32 @@
+import Foundation
+
+/// A program the test runs and may kill with SIGKILL from another thread,
+/// as the OS kills an app.
+final class ChildProcess: @unchecked Sendable {
+  private let lock = NSLock()
+  private var process: Process?
+
+  /// Runs `path` with `arguments` to its end; its exit status, or nil when a
+  /// signal ended it.
+  func run(_ path: String, _ arguments: [String]) throws -> Int32? {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try lock.withLock {
+      try process.run()
+      self.process = process
+    }
+    process.waitUntilExit()
+    return process.terminationReason == .exit ? process.terminationStatus : nil
+  }
+
+  /// SIGKILL, then waits until the process is gone, so that nothing it
+  /// would do afterwards can happen.
+  func kill() {
+    guard let process = lock.withLock({ self.process }) else { return }
+    Foundation.kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+  }
+}
