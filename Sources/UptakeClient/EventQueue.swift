@@ -13,8 +13,9 @@ struct QueuedEvent: Sendable {
 /// Events are lines of JSON in append-only segment files (`queue/N.ndjson`);
 /// each append is written and synced before `append` returns. A process
 /// killed mid-write leaves at most a torn last line, which is skipped when the
-/// queue is read again, and a new process never appends to an old segment, so
-/// a torn line cannot swallow the next event. Removing events unlinks a
+/// queue is read again; a new process appends to the last segment only when
+/// it ends in a whole line, so a torn line cannot swallow the next event.
+/// Removing events unlinks a
 /// segment whose events are all gone, or rewrites it atomically with the ones
 /// left. A removal lost to a crash only sends those events again, and the
 /// server stores each id once.
@@ -60,12 +61,21 @@ final class EventQueue: @unchecked Sendable {
     where name.hasSuffix(".tmp") {
       try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
     }
+    var last: (number: Int, count: Int, whole: Bool)?
     for number in try segmentNumbers() {
       let data = try Data(contentsOf: segmentURL(number))
       let (read, unreadable) = EventQueue.events(in: data, segment: number)
       events += read
       counters.unreadableLines += unreadable
       nextSegment = number + 1
+      last = (number, read.count, data.last.map { $0 == UInt8(ascii: "\n") } ?? true)
+    }
+    // Go on filling the last segment, so that launches that each record an
+    // event or two do not leave a file apiece.
+    if let last, last.whole, last.count < segmentCapacity,
+      let handle = try? FileHandle(forWritingTo: segmentURL(last.number))
+    {
+      tail = OpenSegment(number: last.number, handle: handle, count: last.count)
     }
     lock.sync { dropOverflow() }
   }

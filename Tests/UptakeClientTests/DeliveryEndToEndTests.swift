@@ -292,4 +292,26 @@ struct DeliveryEndToEndTests {
     #expect(client.stats.duplicates == 0)
     #expect(try daemon.events("concurrent") == 300)
   }
+
+  @Test("without flush(), a record is sent by itself a moment later")
+  func autoFlush() async throws {
+    let directory = try TestDirectory()
+    defer { directory.remove() }
+    let daemon = try RunningDaemon(directory: directory)
+    defer { daemon.stop() }
+    var limits = UptakeLimits.forTests()
+    limits.autoFlushDelay = 0.2
+    let client = try testClient(
+      daemon.baseURL, key: daemon.ingestKey, storage: directory.appending("client"),
+      limits: limits)
+    client.record(.impression, updateId: "auto-flush")
+    client.record(.download, updateId: "auto-flush")
+    let deadline = Date().addingTimeInterval(10)
+    while client.stats.pending > 0 && Date() < deadline {
+      try await Task.sleep(nanoseconds: 50_000_000)
+    }
+    #expect(client.stats.delivered == 2)
+    #expect(try daemon.events("auto-flush", "impression") == 1)
+    #expect(try daemon.events("auto-flush", "download") == 1)
+  }
 }

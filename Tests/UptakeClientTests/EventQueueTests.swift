@@ -51,7 +51,25 @@ struct EventQueueTests {
     #expect(ids(reopened) == ["e4", "e5", "e6"])
   }
 
-  @Test("a new process appends to a segment of its own, never after a torn line")
+  @Test("a new process goes on filling the last segment when it ends in a whole line")
+  func lastSegmentContinued() throws {
+    let directory = try TestDirectory()
+    defer { directory.remove() }
+    do {
+      let queue = try EventQueue(directory: directory.url, capacity: 100, segmentCapacity: 3)
+      for number in 1...4 { queue.append(id: event(number).id, json: event(number).json) }
+    }
+    do {
+      let queue = try EventQueue(directory: directory.url, capacity: 100, segmentCapacity: 3)
+      for number in 5...7 { queue.append(id: event(number).id, json: event(number).json) }
+    }
+    #expect(try files(directory) == ["1.ndjson", "2.ndjson", "3.ndjson"])
+    let reopened = try EventQueue(directory: directory.url, capacity: 100, segmentCapacity: 3)
+    #expect(ids(reopened) == (1...7).map { "e\($0)" })
+    #expect(reopened.lossCounters.unreadableLines == 0)
+  }
+
+  @Test("a new process never appends after a torn line")
   func newSegmentPerProcess() throws {
     let directory = try TestDirectory()
     defer { directory.remove() }
