@@ -18,6 +18,8 @@ struct EventRecord: Encodable {
   }
 
   /// The contract's rule for an `updateId`: 1–64 of `[A-Za-z0-9._:-]`.
+  /// UptakeCore's `UpdateID` holds the server's copy; apps embed this
+  /// library alone, so it cannot import that one.
   static func isValidUpdateId(_ text: String) -> Bool {
     (1...64).contains(text.utf8.count)
       && text.utf8.allSatisfy { byte in

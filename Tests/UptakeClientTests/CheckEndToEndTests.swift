@@ -99,12 +99,10 @@ struct CheckEndToEndTests {
 
   @Test("uptaked down, or without /v1/check yet: no update")
   func daemonDownOrWithoutCheck() async throws {
-    let directory = try TestDirectory()
-    defer { directory.remove() }
-    let daemon = try RunningDaemon(directory: directory)
-    defer { daemon.stop() }
-    let client = try testClient(
-      daemon.baseURL, key: daemon.ingestKey, storage: directory.appending("client"))
+    let scene = try DaemonScene()
+    defer { scene.tearDown() }
+    let daemon = scene.daemon
+    let client = try scene.client()
     // Whether this uptaked answers the check or not, with no configuration
     // loaded there is no prompt.
     #expect(await client.check() == .noUpdate)

@@ -10,15 +10,12 @@ import UptakeClient
 struct DeliveryEndToEndTests {
   @Test("events queue while uptaked is down and are stored once when it is back")
   func queueWhileDown() async throws {
-    let directory = try TestDirectory()
-    defer { directory.remove() }
-    let daemon = try RunningDaemon(directory: directory)
-    defer { daemon.stop() }
+    let scene = try DaemonScene()
+    defer { scene.tearDown() }
+    let daemon = scene.daemon
     daemon.stop()
 
-    let client = try testClient(
-      daemon.baseURL, key: daemon.ingestKey, storage: directory.appending("client"),
-      limits: .forTests(attemptsPerFlush: 2))
+    let client = try scene.client(limits: .forTests(attemptsPerFlush: 2))
     client.record(.impression, updateId: "down-then-up")
     client.record(.download, updateId: "down-then-up")
     client.record(.impression, updateId: "down-then-up")
@@ -41,13 +38,12 @@ struct DeliveryEndToEndTests {
 
   @Test("a client killed mid-flush loses nothing and stores nothing twice")
   func killedMidFlush() async throws {
-    let directory = try TestDirectory()
-    defer { directory.remove() }
-    let daemon = try RunningDaemon(directory: directory)
-    defer { daemon.stop() }
-    let storage = directory.appending("client")
+    let scene = try DaemonScene()
+    defer { scene.tearDown() }
+    let daemon = scene.daemon
+    let storage = scene.storage
     do {
-      let recorder = try testClient(daemon.baseURL, key: daemon.ingestKey, storage: storage)
+      let recorder = try scene.client()
       for _ in 0..<250 { recorder.record(.impression, updateId: "killed-mid-flush") }
     }
 
@@ -74,7 +70,7 @@ struct DeliveryEndToEndTests {
     #expect(proxy.requests.count == 2)
 
     // What the next launch finds: the second batch and the third, unsent.
-    let relaunched = try testClient(daemon.baseURL, key: daemon.ingestKey, storage: storage)
+    let relaunched = try scene.client()
     #expect(relaunched.stats.pending == 150)
     let result = await relaunched.flush()
     #expect(result.remaining == 0)
@@ -87,15 +83,14 @@ struct DeliveryEndToEndTests {
 
   @Test("a wrong key: uptaked answers 401 once, the batch is discarded, not retried")
   func unauthorizedIsNotRetried() async throws {
-    let directory = try TestDirectory()
-    defer { directory.remove() }
-    let daemon = try RunningDaemon(directory: directory)
-    defer { daemon.stop() }
+    let scene = try DaemonScene()
+    defer { scene.tearDown() }
+    let daemon = scene.daemon
     let proxy = try StubServer.forwarding(to: daemon)
     defer { proxy.stop() }
 
     let client = try testClient(
-      proxy.baseURL, key: "upi_not-a-key", storage: directory.appending("client"))
+      proxy.baseURL, key: "upi_not-a-key", storage: scene.storage)
     client.record(.impression, updateId: "wrong-key")
     client.record(.later, updateId: "wrong-key")
     let result = await client.flush()
@@ -127,10 +122,9 @@ struct DeliveryEndToEndTests {
 
   @Test("429 and 503 are retried after Retry-After with the same ids", arguments: [429, 503])
   func retryAfterIsHonoured(status: Int) async throws {
-    let directory = try TestDirectory()
-    defer { directory.remove() }
-    let daemon = try RunningDaemon(directory: directory)
-    defer { daemon.stop() }
+    let scene = try DaemonScene()
+    defer { scene.tearDown() }
+    let daemon = scene.daemon
     let forward = try StubServer.forwarding(to: daemon)
     defer { forward.stop() }
     let stub = try StubServer { request, number in
@@ -144,7 +138,7 @@ struct DeliveryEndToEndTests {
     defer { stub.stop() }
 
     let client = try testClient(
-      stub.baseURL, key: daemon.ingestKey, storage: directory.appending("client"))
+      stub.baseURL, key: daemon.ingestKey, storage: scene.storage)
     for _ in 0..<3 { client.record(.impression, updateId: "retry-after-\(status)") }
     let result = await client.flush()
     #expect(result.requests == 2)
@@ -177,21 +171,17 @@ struct DeliveryEndToEndTests {
 
   @Test("a full queue drops its oldest events, counts them, and sends the rest")
   func boundedQueueDropsOldest() async throws {
-    let directory = try TestDirectory()
-    defer { directory.remove() }
-    let daemon = try RunningDaemon(directory: directory)
-    defer { daemon.stop() }
-    let storage = directory.appending("client")
+    let scene = try DaemonScene()
+    defer { scene.tearDown() }
+    let daemon = scene.daemon
     let limits = UptakeLimits.forTests(maxQueuedEvents: 5, batchSize: 3)
     do {
-      let client = try testClient(
-        daemon.baseURL, key: daemon.ingestKey, storage: storage, limits: limits)
+      let client = try scene.client(limits: limits)
       for number in 1...8 { client.record(.impression, updateId: "bounded-\(number)") }
       #expect(client.stats.droppedOldest == 3)
       #expect(client.stats.pending == 5)
     }
-    let relaunched = try testClient(
-      daemon.baseURL, key: daemon.ingestKey, storage: storage, limits: limits)
+    let relaunched = try scene.client(limits: limits)
     #expect(relaunched.stats.pending == 5, "the drops are on disk too")
     await relaunched.flush()
     #expect(try daemon.updateIds() == (4...8).map { "bounded-\($0)" })
@@ -199,13 +189,12 @@ struct DeliveryEndToEndTests {
 
   @Test("a torn last line is skipped; the events around it are delivered")
   func tornLineIsSkipped() async throws {
-    let directory = try TestDirectory()
-    defer { directory.remove() }
-    let daemon = try RunningDaemon(directory: directory)
-    defer { daemon.stop() }
-    let storage = directory.appending("client")
+    let scene = try DaemonScene()
+    defer { scene.tearDown() }
+    let daemon = scene.daemon
+    let storage = scene.storage
     do {
-      let client = try testClient(daemon.baseURL, key: daemon.ingestKey, storage: storage)
+      let client = try scene.client()
       for _ in 0..<3 { client.record(.impression, updateId: "torn") }
     }
     // A process killed in the middle of a write leaves half a line.
@@ -215,7 +204,7 @@ struct DeliveryEndToEndTests {
     try handle.write(contentsOf: Data(#"{"action":"impression","appVers"#.utf8))
     try handle.close()
 
-    let relaunched = try testClient(daemon.baseURL, key: daemon.ingestKey, storage: storage)
+    let relaunched = try scene.client()
     #expect(relaunched.stats.pending == 3)
     #expect(relaunched.stats.unreadableLines == 1)
     relaunched.record(.download, updateId: "torn")
@@ -269,13 +258,10 @@ struct DeliveryEndToEndTests {
 
   @Test("records from many tasks while flushes run: every event stored exactly once")
   func concurrentRecordsAndFlushes() async throws {
-    let directory = try TestDirectory()
-    defer { directory.remove() }
-    let daemon = try RunningDaemon(directory: directory)
-    defer { daemon.stop() }
-    let client = try testClient(
-      daemon.baseURL, key: daemon.ingestKey, storage: directory.appending("client"),
-      limits: .forTests(batchSize: 30))
+    let scene = try DaemonScene()
+    defer { scene.tearDown() }
+    let daemon = scene.daemon
+    let client = try scene.client(limits: .forTests(batchSize: 30))
     await withTaskGroup(of: Void.self) { group in
       for _ in 0..<6 {
         group.addTask {
@@ -295,15 +281,12 @@ struct DeliveryEndToEndTests {
 
   @Test("without flush(), a record is sent by itself a moment later")
   func autoFlush() async throws {
-    let directory = try TestDirectory()
-    defer { directory.remove() }
-    let daemon = try RunningDaemon(directory: directory)
-    defer { daemon.stop() }
+    let scene = try DaemonScene()
+    defer { scene.tearDown() }
+    let daemon = scene.daemon
     var limits = UptakeLimits.forTests()
     limits.autoFlushDelay = 0.2
-    let client = try testClient(
-      daemon.baseURL, key: daemon.ingestKey, storage: directory.appending("client"),
-      limits: limits)
+    let client = try scene.client(limits: limits)
     client.record(.impression, updateId: "auto-flush")
     client.record(.download, updateId: "auto-flush")
     let deadline = Date().addingTimeInterval(10)

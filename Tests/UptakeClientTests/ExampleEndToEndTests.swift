@@ -81,18 +81,19 @@ struct ExampleEndToEndTests {
 
   @Test("check, show, record, flush: uptaked stores the impression and the choice")
   func loop() throws {
-    let directory = try TestDirectory()
-    defer { directory.remove() }
-    let daemon = try RunningDaemon(directory: directory)
-    defer { daemon.stop() }
+    let scene = try DaemonScene()
+    defer { scene.tearDown() }
+    let daemon = scene.daemon
     let arguments = [
       "--url", daemon.baseURL.absoluteString, "--key", daemon.ingestKey, "--storage",
-      directory.appending("app").path, "--update-id", "example-1", "--action", "later",
+      scene.directory.appending("app").path, "--update-id", "example-1", "--action", "later",
     ]
     let run = try example(arguments)
     #expect(run.status == 0, "\(run.errors)")
-    let installId = try String(contentsOf: directory.appending("app/install-id"), encoding: .utf8)
-      .trimmingCharacters(in: .whitespacesAndNewlines)
+    let installId = try String(
+      contentsOf: scene.directory.appending("app/install-id"), encoding: .utf8
+    )
+    .trimmingCharacters(in: .whitespacesAndNewlines)
     #expect(
       run.output == """
         install \(installId), app 1.0.0 on ios
