@@ -202,11 +202,13 @@ final class EventQueue: @unchecked Sendable {
     let lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
     for (index, line) in lines.enumerated() where !line.isEmpty {
       let complete = index < lines.count - 1
-      guard complete, let id = try? JSONDecoder().decode(EventID.self, from: line).id else {
+      // A copy starting at index 0: older decoders mishandle slices.
+      let json = Data(line)
+      guard complete, let id = try? JSONDecoder().decode(EventID.self, from: json).id else {
         unreadable += 1
         continue
       }
-      events.append(QueuedEvent(id: id, json: Data(line), segment: segment))
+      events.append(QueuedEvent(id: id, json: json, segment: segment))
     }
     return (events, unreadable)
   }

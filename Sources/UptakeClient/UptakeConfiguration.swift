@@ -13,7 +13,9 @@ public struct UptakeConfiguration: Sendable {
   public var osVersion: String?
   /// The user's language for the prompt's texts, e.g. `de-CH`.
   public var locale: String?
-  /// Where the queue, the install id and the last check answer live.
+  /// Where the queue, the install id and the last check answer live; one
+  /// client at a time per directory (an app and its extensions each need
+  /// their own).
   public var storageDirectory: URL
   public var limits: UptakeLimits
 
