@@ -36,49 +36,104 @@ struct DeliveryEndToEndTests {
     #expect(try daemon.events("down-then-up", "download") == 1)
   }
 
-  @Test("a client killed mid-flush loses nothing and stores nothing twice")
-  func killedMidFlush() async throws {
+  @Test(
+    "a client killed mid-flush loses nothing and stores nothing twice",
+    arguments: [(0, false), (1, true), (2, false), (3, true)])
+  func killedMidFlush(killedAtRequest: Int, afterStoring: Bool) async throws {
     let scene = try DaemonScene()
     defer { scene.tearDown() }
     let daemon = scene.daemon
-    let storage = scene.storage
     do {
-      let recorder = try scene.client()
+      // Segments of 100 events; batches of 30 below cut them, so removals
+      // rewrite segments as well as unlink them.
+      let recorder = try scene.client(limits: .forTests(batchSize: 100))
       for _ in 0..<250 { recorder.record(.impression, updateId: "killed-mid-flush") }
     }
 
-    // The stub passes each batch on to uptaked; after uptaked has stored the
-    // second batch, the flushing process is killed before it hears so.
+    // The stub passes batches on to uptaked; at request `killedAtRequest`
+    // the flushing process is killed, before or after uptaked stored the
+    // batch, and in either case before it hears the answer.
     let child = ChildProcess()
     let daemonURL = daemon.baseURL
     let proxy = try StubServer { request, number in
-      let reply = StubServer.passing(request, to: daemonURL)
-      if number == 1 {
-        child.kill()
-        return .close
-      }
-      return reply
+      guard number == killedAtRequest else { return StubServer.passing(request, to: daemonURL) }
+      if afterStoring { _ = StubServer.passing(request, to: daemonURL) }
+      child.kill()
+      return .close
     }
     defer { proxy.stop() }
     let status = try child.run(
       BuiltProgram.path("uptake-example"),
       [
         "flush", "--url", proxy.baseURL.absoluteString, "--key", daemon.ingestKey,
-        "--storage", storage.path, "--batch-size", "100",
+        "--storage", scene.storage.path, "--batch-size", "30",
       ])
     #expect(status == nil, "the example died of SIGKILL")
-    #expect(proxy.requests.count == 2)
+    #expect(proxy.requests.count == killedAtRequest + 1)
 
-    // What the next launch finds: the second batch and the third, unsent.
+    // The next launch finds every batch not acknowledged, the killed one too.
     let relaunched = try scene.client()
-    #expect(relaunched.stats.pending == 150)
+    #expect(relaunched.stats.pending == 250 - 30 * killedAtRequest)
     let result = await relaunched.flush()
     #expect(result.remaining == 0)
-    #expect(relaunched.stats.duplicates == 100, "the batch stored before the kill comes again")
-    #expect(relaunched.stats.delivered == 50)
+    #expect(relaunched.stats.duplicates == (afterStoring ? 30 : 0))
+    #expect(relaunched.stats.delivered == 250 - 30 * killedAtRequest - (afterStoring ? 30 : 0))
     #expect(try daemon.events("killed-mid-flush") == 250)
-    let sent = try proxy.requests.flatMap { try eventIds($0.body) }
-    #expect(Set(sent).count == 200)
+  }
+
+  @Test("killed at random moments of its flushes, over rounds: each event stored once")
+  func killedAtRandom() async throws {
+    let scene = try DaemonScene()
+    defer { scene.tearDown() }
+    let daemon = scene.daemon
+    for round in 1...3 {
+      do {
+        let recorder = try scene.client(limits: .forTests(batchSize: 50))
+        for _ in 0..<200 { recorder.record(.impression, updateId: "killed-at-random") }
+        #expect(recorder.stats.writeFailures == 0, "round \(round)")
+      }
+      let child = ChildProcess()
+      let delay = Double.random(in: 0.02...0.4)
+      Thread.detachNewThread {
+        Thread.sleep(forTimeInterval: delay)
+        child.kill()
+      }
+      _ = try child.run(
+        BuiltProgram.path("uptake-example"),
+        [
+          "flush", "--url", daemon.baseURL.absoluteString, "--key", daemon.ingestKey,
+          "--storage", scene.storage.path, "--batch-size", "20",
+        ])
+    }
+    let relaunched = try scene.client()
+    let result = await relaunched.flush()
+    #expect(result.remaining == 0)
+    #expect(relaunched.stats.unreadableLines == 0)
+    #expect(try daemon.events("killed-at-random") == 600)
+  }
+
+  @Test("an answer lost after the server stored the batch: the retry is a duplicate")
+  func lostAnswerIsRetried() async throws {
+    let scene = try DaemonScene()
+    defer { scene.tearDown() }
+    let daemon = scene.daemon
+    let daemonURL = daemon.baseURL
+    let proxy = try StubServer { request, number in
+      let reply = StubServer.passing(request, to: daemonURL)
+      return number == 0 ? .close : reply
+    }
+    defer { proxy.stop() }
+    let client = try testClient(proxy.baseURL, key: daemon.ingestKey, storage: scene.storage)
+    for _ in 0..<3 { client.record(.impression, updateId: "lost-answer") }
+    let result = await client.flush()
+    #expect(result.requests == 2)
+    #expect(result.remaining == 0)
+    #expect(client.stats.delivered == 0)
+    #expect(client.stats.duplicates == 3)
+    let tries = proxy.requests
+    try #require(tries.count == 2)
+    #expect(try eventIds(tries[0].body) == eventIds(tries[1].body))
+    #expect(try daemon.events("lost-answer") == 3)
   }
 
   @Test("a wrong key: uptaked answers 401 once, the batch is discarded, not retried")

@@ -25,7 +25,9 @@ final class ChildProcess: @unchecked Sendable {
   /// SIGKILL, then waits until the process is gone, so that nothing it
   /// would do afterwards can happen.
   func kill() {
-    guard let process = lock.withLock({ self.process }) else { return }
+    // A process not yet started or already reaped is left alone: its pid
+    // may belong to another process by now.
+    guard let process = lock.withLock({ self.process }), process.isRunning else { return }
     Foundation.kill(process.processIdentifier, SIGKILL)
     process.waitUntilExit()
   }
