@@ -19,6 +19,7 @@ public struct UptakeClientStats: Sendable, Equatable {
   /// Torn or unreadable lines skipped when the queue was read at start.
   public var unreadableLines = 0
 
+  /// All counts zero.
   public init() {}
 }
 
@@ -31,5 +32,6 @@ public struct FlushResult: Sendable, Equatable {
   /// Events still queued when the flush ended.
   public var remaining = 0
 
+  /// All counts zero.
   public init() {}
 }

@@ -30,6 +30,7 @@ public struct PromptTexts: Sendable, Equatable {
   public var remindMeLater: String
   public var ignore: String
 
+  /// Texts as the check answer's `popupinfo` holds them.
   public init(
     title: String, description: String, updateNow: String, remindMeLater: String, ignore: String
   ) {
@@ -43,6 +44,7 @@ public struct PromptTexts: Sendable, Equatable {
 
 /// An update prompt; record what the user does with it under `updateId`.
 public struct UpdatePrompt: Sendable, Equatable {
+  /// The id to record the user's actions under.
   public var updateId: String
   public var latestVersion: String
   public var option: UpdateOption
@@ -54,6 +56,7 @@ public struct UpdatePrompt: Sendable, Equatable {
   /// option is `force`): show no way out.
   public var isForced: Bool
 
+  /// A prompt as the check answer describes it.
   public init(
     updateId: String, latestVersion: String, option: UpdateOption, texts: PromptTexts,
     reminderDays: Int, storeURL: URL?, isForced: Bool
@@ -80,6 +83,7 @@ public enum UnsupportedOSAlert: Int, Sendable, Equatable {
 
 /// The notice for an install whose OS cannot take the latest version.
 public struct UnsupportedOSNotice: Sendable, Equatable {
+  /// The id to record the user's actions under.
   public var updateId: String
   public var title: String
   public var description: String
@@ -87,6 +91,7 @@ public struct UnsupportedOSNotice: Sendable, Equatable {
   public var continueLabel: String
   public var alertType: UnsupportedOSAlert
 
+  /// A notice as the check answer describes it.
   public init(
     updateId: String, title: String, description: String, continueLabel: String,
     alertType: UnsupportedOSAlert
@@ -101,9 +106,12 @@ public struct UnsupportedOSNotice: Sendable, Equatable {
 
 /// The notice that the app is no longer supported.
 public struct EndOfLifeNotice: Sendable, Equatable {
+  /// The id to record the user's actions under.
   public var updateId: String
+  /// What to tell the user; empty when the configuration has none.
   public var message: String
 
+  /// A notice as the check answer describes it.
   public init(updateId: String, message: String) {
     self.updateId = updateId
     self.message = message

@@ -16,6 +16,7 @@ import Foundation
 /// unreachable server never holds the app up. Recorded events wait in a
 /// bounded on-disk queue until the server has stored them.
 public final class UptakeClient: Sendable {
+  /// What the client was created with.
   public let configuration: UptakeConfiguration
   /// The install's anonymous id, the same on every launch.
   public let installId: String

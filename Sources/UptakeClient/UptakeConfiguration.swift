@@ -6,6 +6,7 @@ public struct UptakeConfiguration: Sendable {
   public var baseURL: URL
   /// The app's ingest key: public and write-only, it ships inside the app.
   public var ingestKey: String
+  /// The platform checks and events name; by default the one compiled for.
   public var platform: Platform
   /// The running app's version, e.g. `2.0.0`.
   public var appVersion: String
@@ -17,8 +18,11 @@ public struct UptakeConfiguration: Sendable {
   /// client at a time per directory (an app and its extensions each need
   /// their own).
   public var storageDirectory: URL
+  /// Queue bounds, batch size, timeouts and retry timings.
   public var limits: UptakeLimits
 
+  /// A configuration with the device's platform, OS version and language
+  /// unless given.
   public init(
     baseURL: URL, ingestKey: String, appVersion: String,
     platform: Platform = .current,
@@ -80,6 +84,7 @@ public struct UptakeLimits: Sendable {
   /// events of a moment into one request; nil: only `flush()` sends.
   public var autoFlushDelay: TimeInterval?
 
+  /// The defaults suit an app; out-of-range sizes are brought into range.
   public init(
     maxQueuedEvents: Int = 10_000, batchSize: Int = 500, checkTimeout: TimeInterval = 5,
     requestTimeout: TimeInterval = 30, attemptsPerFlush: Int = 4, initialBackoff: TimeInterval = 1,
