@@ -96,6 +96,10 @@ final class EventQueue: @unchecked Sendable {
         var segment = try writableSegment()
         try segment.handle.seekToEnd()
         try segment.handle.write(contentsOf: json + [UInt8(ascii: "\n")])
+        // fsync: the event outlives a crash of the app or of the OS. Against
+        // power loss Apple's disks want F_FULLFSYNC, whose cost a record on
+        // the main thread should not pay; the server dedups what a lost
+        // removal sends again, but a lost append is lost.
         try segment.handle.synchronize()
         segment.count += 1
         tail = segment
