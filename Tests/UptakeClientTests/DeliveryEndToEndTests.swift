@@ -62,7 +62,7 @@ struct DeliveryEndToEndTests {
       return .close
     }
     defer { proxy.stop() }
-    let status = try child.run(
+    let status = try await child.run(
       BuiltProgram.path("uptake-example"),
       [
         "flush", "--url", proxy.baseURL.absoluteString, "--key", daemon.ingestKey,
@@ -98,7 +98,7 @@ struct DeliveryEndToEndTests {
         Thread.sleep(forTimeInterval: delay)
         child.kill()
       }
-      _ = try child.run(
+      _ = try await child.run(
         BuiltProgram.path("uptake-example"),
         [
           "flush", "--url", daemon.baseURL.absoluteString, "--key", daemon.ingestKey,

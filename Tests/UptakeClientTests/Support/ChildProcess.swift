@@ -7,8 +7,17 @@ final class ChildProcess: @unchecked Sendable {
   private var process: Process?
 
   /// Runs `path` with `arguments` to its end; its exit status, or nil when a
-  /// signal ended it.
-  func run(_ path: String, _ arguments: [String]) throws -> Int32? {
+  /// signal ended it. The wait is on a thread of its own: Swift Testing's
+  /// few pool threads are left to the tests' async work.
+  func run(_ path: String, _ arguments: [String]) async throws -> Int32? {
+    try await withCheckedThrowingContinuation { continuation in
+      Thread.detachNewThread {
+        continuation.resume(with: Result { try self.runToEnd(path, arguments) })
+      }
+    }
+  }
+
+  private func runToEnd(_ path: String, _ arguments: [String]) throws -> Int32? {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments

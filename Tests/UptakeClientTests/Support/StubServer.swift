@@ -21,7 +21,7 @@ struct StubRequest: Sendable {
 enum StubReply: Sendable {
   case respond(status: Int, headers: [String: String] = [:], body: String = "")
   /// Reads the request and never answers, like a server that hangs, until
-  /// the stub stops.
+  /// the client gives up (noted in `givenUp`) or the stub stops.
   case hang
   /// Closes the connection without an answer.
   case close
@@ -36,6 +36,7 @@ final class StubServer: @unchecked Sendable {
   private let listener: Int32
   private let lock = NSLock()
   private var received: [StubRequest] = []
+  private var closedByClient: [Date] = []
   private let stopped = DispatchSemaphore(value: 0)
   private let stopping = DispatchSemaphore(value: 0)
 
@@ -71,12 +72,19 @@ final class StubServer: @unchecked Sendable {
   /// Every request so far, in order.
   var requests: [StubRequest] { lock.withLock { received } }
 
+  /// When clients closed connections the stub left hanging. Seen from the
+  /// stub's own thread, so a busy test process does not blur the times.
+  var givenUp: [Date] { lock.withLock { closedByClient } }
+
   /// Stops accepting and waits for the serving thread to end.
   func stop() {
     stopping.signal()
+    // shutdown wakes the accept; the descriptor is closed only after the
+    // serving thread is done with it, so it cannot be handed to another
+    // socket while that thread still accepts on its number.
     shutdown(listener, Int32(SHUT_RDWR))
-    close(listener)
     stopped.wait()
+    close(listener)
   }
 
   private func serve(_ handler: @Sendable (StubRequest, Int) -> StubReply) {
@@ -96,11 +104,25 @@ final class StubServer: @unchecked Sendable {
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         write(connection, Data((head + "\r\n" + body).utf8))
       case .hang:
-        stopping.wait()
+        waitForClientToGiveUp(connection)
       case .close:
         break
       }
     }
+  }
+
+  private func waitForClientToGiveUp(_ connection: Int32) {
+    var byte: UInt8 = 0
+    while stopping.wait(timeout: .now() + .milliseconds(20)) == .timedOut {
+      var event = pollfd(fd: connection, events: Int16(POLLIN), revents: 0)
+      guard poll(&event, 1, 0) > 0 else { continue }
+      if recv(connection, &byte, 1, Int32(MSG_DONTWAIT)) <= 0 {
+        lock.withLock { closedByClient.append(Date()) }
+        return
+      }
+    }
+    // Let stop() go on past the next waits too.
+    stopping.signal()
   }
 
   /// Reads one request: its head, then as many body bytes as
