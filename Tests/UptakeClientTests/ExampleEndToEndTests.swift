@@ -37,7 +37,7 @@ private let usage = """
 
   """
 
-@Suite("uptake-example plays an app against uptaked", .serialized, .timeLimit(.minutes(1)))
+@Suite("uptake-example plays an app against uptaked", .serialized, .timeLimit(.minutes(3)))
 struct ExampleEndToEndTests {
   private func example(_ arguments: [String]) throws -> (
     status: Int32, output: String, errors: String
