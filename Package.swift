@@ -7,6 +7,9 @@ let package = Package(
   products: [
     .executable(name: "uptaked", targets: ["uptaked"]),
     .executable(name: "uptake", targets: ["uptake"]),
+    // What an app embeds: Foundation only, no dependency on the server's targets.
+    .library(name: "UptakeClient", targets: ["UptakeClient"]),
+    .executable(name: "uptake-example", targets: ["uptake-example"]),
   ],
   targets: [
     .systemLibrary(
@@ -32,6 +35,8 @@ let package = Package(
     .executableTarget(name: "uptaked", dependencies: ["UptakeHTTP"]),
     .executableTarget(name: "uptake", dependencies: ["UptakeStore"]),
     .target(name: "UptakeDataGen", dependencies: ["UptakeCore"]),
+    .target(name: "UptakeClient"),
+    .executableTarget(name: "uptake-example", dependencies: ["UptakeClient"]),
     .executableTarget(
       name: "uptake-datagen", dependencies: ["UptakeDataGen"], path: "tools/datagen"),
 
@@ -47,5 +52,7 @@ let package = Package(
     .testTarget(name: "UptakeHTTPTests", dependencies: ["UptakeHTTP"]),
     .testTarget(
       name: "EndToEndTests", dependencies: ["UptakeCore"]),
+    // Runs the built uptaked and uptake-example, which --build-tests builds beside it.
+    .testTarget(name: "UptakeClientTests", dependencies: ["UptakeClient"]),
   ]
 )
