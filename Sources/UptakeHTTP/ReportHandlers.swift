@@ -96,7 +96,8 @@ struct ReportHandlers: Sendable {
     withUpdateId(request) { (updateId, parameters, app, database) throws(StoreError) -> Response in
       let funnel = try ReportQueries(database: database).funnel(
         appNo: app.appNo, updateId: updateId, range: parameters.range, test: parameters.test,
-        targetVersion: nil)
+        targetVersion: UpdateConfigStore.latestVersion(
+          appNo: app.appNo, updateId: updateId, in: database))
       var table = ReportTable(
         columns: ["impressions", "downloads", "upgraded", "medianHoursToUpgrade"])
       table.append([

@@ -95,22 +95,42 @@ extension ReportQueries {
         SELECT install_key, to_version, ts FROM version_changes
         WHERE app_no = ? AND \(test.sqlCondition) AND from_version = ? AND day BETWEEN ? AND ?
         """)
-      for (impressionVersion, installs) in downloadersByVersion {
-        let firstDay = installs.values.map { Timestamp.dayNumber(ms: $0.downloadTs) }.min()!
-        try changes.bind(1, appNo)
-        try changes.bind(2, impressionVersion)
-        try changes.bind(3, firstDay)
-        try changes.bind(4, range.toDay)
-        while try changes.step() {
-          let install = changes.int64(0)
-          let ts = changes.int64(2)
-          guard let funnel = installs[install], ts > funnel.downloadTs, ts < range.endMs,
-            ts < upgradeTs[install] ?? .max,
-            isUpgrade(changes.string(1), from: impressionVersion)
-          else { continue }
-          upgradeTs[install] = ts
+      // Each install's climb from its impression's version: without a
+      // target the first change is an upgrade; with one, a change to a
+      // version still below it is followed to the changes away from that
+      // version, and so on (each step goes higher, so the climb ends).
+      var climbing = downloadersByVersion.mapValues { $0.mapValues(\.downloadTs) }
+      while !climbing.isEmpty {
+        var next: [String: [Int64: Int64]] = [:]
+        for (version, installs) in climbing {
+          let firstDay = installs.values.map { Timestamp.dayNumber(ms: $0) }.min()!
+          try changes.bind(1, appNo)
+          try changes.bind(2, version)
+          try changes.bind(3, firstDay)
+          try changes.bind(4, range.toDay)
+          var stepTs: [Int64: (ts: Int64, version: String)] = [:]
+          while try changes.step() {
+            let install = changes.int64(0)
+            let ts = changes.int64(2)
+            guard let since = installs[install], ts > since, ts < range.endMs,
+              ts < upgradeTs[install] ?? .max
+            else { continue }
+            let reached = changes.string(1)
+            if isUpgrade(reached, from: version) {
+              upgradeTs[install] = ts
+            } else if target != nil, ts < stepTs[install]?.ts ?? .max {
+              stepTs[install] = (ts, reached)
+            }
+          }
+          changes.reset()
+          for (install, step) in stepTs where upgradeTs[install] == nil {
+            next[step.version, default: [:]][install] = step.ts
+          }
         }
-        changes.reset()
+        climbing = next
+      }
+      // Unfolded events: any later event on a high enough version.
+      for (impressionVersion, installs) in downloadersByVersion {
         for (install, funnel) in installs {
           for event in tailByInstall[install] ?? []
           where event.timestampMs > funnel.downloadTs

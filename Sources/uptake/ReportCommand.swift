@@ -107,7 +107,8 @@ struct ReportCommand: Command {
     let detail = try queries.update(
       appNo: app.appNo, updateId: updateId, range: range, test: test)
     let funnel = try queries.funnel(
-      appNo: app.appNo, updateId: updateId, range: range, test: test, targetVersion: nil)
+      appNo: app.appNo, updateId: updateId, range: range, test: test,
+      targetVersion: entry?.latestVersion.text)
 
     var actions = TextTable([
       .text("ACTION"), .number("EVENTS"), .number("INSTALLS"), .number("RATE"),

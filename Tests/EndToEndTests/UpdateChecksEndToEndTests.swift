@@ -242,4 +242,47 @@ struct UpdateChecksEndToEndTests {
     #expect(
       detail.standardOutput.contains("configured for ios: target version 2.1.0, option flexible\n"))
   }
+
+  @Test("the funnel counts an upgrade only at the configured latestVersion")
+  func funnelReachesTheTargetVersion() throws {
+    let fixture = try DaemonFixture()
+    defer { fixture.tearDown() }
+    let client = HTTPClient()
+    let days = Days()
+    let update = "782000001589015"
+    // Shown on 2.0.0, downloads, seen on 2.0.5 an hour later and on 2.1.0
+    // three hours later.
+    let events = [
+      eventJSON(
+        id: "1", updateId: update, appVersion: "2.0.0", installId: "i1",
+        timestamp: days.time(-1, "08:00:00")),
+      eventJSON(
+        id: "2", updateId: update, action: "download", appVersion: "2.0.0", installId: "i1",
+        timestamp: days.time(-1, "08:01:00")),
+      eventJSON(
+        id: "3", updateId: "other", appVersion: "2.0.5", installId: "i1",
+        timestamp: days.time(-1, "09:00:00")),
+      eventJSON(
+        id: "4", updateId: "other", appVersion: "2.1.0", installId: "i1",
+        timestamp: days.time(-1, "11:00:00")),
+    ]
+    let posted = try client.postJSON(
+      fixture.daemon.url("/v1/events"), key: fixture.ingestKey, batchJSON(events))
+    try #require(posted.status == 200)
+    let funnelPath = "/v1/updates/\(update)/funnel"
+
+    let unconfigured = try client.get(fixture.daemon.url(funnelPath), key: fixture.readKey)
+    #expect(
+      unconfigured.text
+        == #"{"impressions":1,"downloads":1,"upgraded":1,"medianHoursToUpgrade":1}"#)
+    #expect(try put(fixture, configurationJSON(iosLatest: "2.1.0")).status == 0)
+    let configured = try client.get(fixture.daemon.url(funnelPath), key: fixture.readKey)
+    #expect(
+      configured.text == #"{"impressions":1,"downloads":1,"upgraded":1,"medianHoursToUpgrade":3}"#)
+    #expect(try put(fixture, configurationJSON(iosLatest: "2.2.0")).status == 0)
+    let beyond = try client.get(fixture.daemon.url(funnelPath), key: fixture.readKey)
+    #expect(
+      beyond.text
+        == #"{"impressions":1,"downloads":1,"upgraded":0,"medianHoursToUpgrade":null}"#)
+  }
 }

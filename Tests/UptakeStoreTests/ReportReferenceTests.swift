@@ -173,21 +173,32 @@ struct ReportReferenceTests {
       // f: 2.10.0 is above 2.9.0 in version order (not in text order).
       event("f", .impression, "2.9.0", 0), event("f", .download, "2.9.0", 10),
       event("f", .later, "2.10.0", 600, update: "V"),
+      // g: downloads, seen on 2.1.0 and only later on 2.2.0: with target
+      // 2.2.0 it upgrades through the version between.
+      event("g", .impression, "2.0.0", 0), event("g", .download, "2.0.0", 10),
+      event("g", .later, "2.1.0", 200, update: "V"),
+      event("g", .ignore, "2.2.0", 500, update: "V"),
     ]
     try world.add([(world.apps[0], events)], shuffleSeed: 2)
     let range = DayRange(fromDay: day, toDay: day)
     let scope = world.reference.scope(appNo: world.apps[0], range: range, test: .exclude)
     let expected: [(target: String?, FunnelResult)] = [
-      (nil, FunnelResult(impressions: 6, downloads: 5, upgraded: 4, medianHoursToUpgrade: 5)),
-      ("2.2.0", FunnelResult(impressions: 6, downloads: 5, upgraded: 2, medianHoursToUpgrade: 6.5)),
-      ("3.0", FunnelResult(impressions: 6, downloads: 5, upgraded: 0, medianHoursToUpgrade: nil)),
+      (
+        nil,
+        FunnelResult(impressions: 7, downloads: 6, upgraded: 5, medianHoursToUpgrade: 200.0 / 60)
+      ),
+      (
+        "2.2.0",
+        FunnelResult(impressions: 7, downloads: 6, upgraded: 3, medianHoursToUpgrade: 500.0 / 60)
+      ),
+      ("3.0", FunnelResult(impressions: 7, downloads: 6, upgraded: 0, medianHoursToUpgrade: nil)),
     ]
     let expectedAdoption = [
-      AdoptionRow(day: day, appVersion: "2.0.0", installs: 4, share: 4 / 6),
-      AdoptionRow(day: day, appVersion: "2.1.0", installs: 3, share: 3 / 6),
-      AdoptionRow(day: day, appVersion: "2.2.0", installs: 1, share: 1 / 6),
-      AdoptionRow(day: day, appVersion: "2.9.0", installs: 1, share: 1 / 6),
-      AdoptionRow(day: day, appVersion: "2.10.0", installs: 1, share: 1 / 6),
+      AdoptionRow(day: day, appVersion: "2.0.0", installs: 5, share: 5 / 7),
+      AdoptionRow(day: day, appVersion: "2.1.0", installs: 4, share: 4 / 7),
+      AdoptionRow(day: day, appVersion: "2.2.0", installs: 2, share: 2 / 7),
+      AdoptionRow(day: day, appVersion: "2.9.0", installs: 1, share: 1 / 7),
+      AdoptionRow(day: day, appVersion: "2.10.0", installs: 1, share: 1 / 7),
     ]
     for (target, result) in expected {
       #expect(
