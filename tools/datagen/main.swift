@@ -9,6 +9,7 @@ import UptakeDataGen
 let usage = """
   usage: uptake-datagen [--seed N] [--installs N] [--updates N] [--days N]
                         [--end YYYY-MM-DD|now] [--test-share F]
+                        [--order time|install]
                         [--post URL --key INGEST_KEY [--batch N]]
 
   Writes deterministic, realistic update-prompt events as NDJSON on stdout
@@ -22,6 +23,9 @@ let usage = """
     --days N          days of traffic ending at --end (default 30, at most 89)
     --end DATE|now    last moment of traffic (default now)
     --test-share F    share of test installs (default 0.01)
+    --order time|install
+                      NDJSON in time order, as real traffic and exports are
+                      (default), or install by install as simulated
     --post URL        post to URL/v1/events instead of printing
     --key KEY         the ingest key for --post
     --batch N         events per request with --post (default 500)
@@ -40,6 +44,7 @@ var postURL: String?
 var key: String?
 var batchSize = 500
 var ratePerSecond: Double?
+var timeOrder = true
 var arguments = CommandLine.arguments.dropFirst()
 while let flag = arguments.popFirst() {
   if flag == "-h" || flag == "--help" {
@@ -60,10 +65,14 @@ while let flag = arguments.popFirst() {
       parameters.endMs = (day + 1) * 86_400_000 - 1
     }
   case "--test-share": parameters.testShare = Double(value) ?? { fail("bad --test-share") }()
+  case "--order":
+    guard value == "time" || value == "install" else { fail("--order is time or install") }
+    timeOrder = value == "time"
   case "--post": postURL = value
   case "--key": key = value
   case "--batch": batchSize = max(1, Int(value) ?? { fail("bad --batch") }())
-  case "--rate": ratePerSecond = Double(value).flatMap { $0 > 0 ? $0 : nil } ?? { fail("bad --rate") }()
+  case "--rate":
+    ratePerSecond = Double(value).flatMap { $0 > 0 ? $0 : nil } ?? { fail("bad --rate") }()
   default: fail("unknown option \(flag)")
   }
 }
@@ -71,6 +80,22 @@ while let flag = arguments.popFirst() {
 let simulation = EventSimulation(parameters)
 
 guard let postURL else {
+  if timeOrder {
+    do {
+      var output = try TimeOrderedOutput()
+      var failure: Error?
+      simulation.generate { event in
+        guard failure == nil else { return }
+        do { try output.add(event) } catch { failure = error }
+      }
+      if let failure { throw failure }
+      try output.finish(into: FileHandle.standardOutput)
+    } catch {
+      FileHandle.standardError.write(Data("uptake-datagen: \(error)\n".utf8))
+      exit(74)
+    }
+    exit(0)
+  }
   var buffer = ""
   simulation.generate { event in
     buffer += EventJSON.object(event)
