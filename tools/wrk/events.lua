@@ -42,11 +42,6 @@ function request()
   return wrk.format(nil, nil, nil, '{"events":[' .. table.concat(events, ",") .. ']}')
 end
 
-local non_2xx = 0
-function response(status, headers, body)
-  if status ~= 200 then non_2xx = non_2xx + 1 end
-end
-
 function done(summary, latency, requests)
   local seconds = summary.duration / 1e6
   io.write(string.format("requests/s: %.0f\n", summary.requests / seconds))

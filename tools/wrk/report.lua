@@ -10,11 +10,6 @@ function init(args)
   wrk.headers["Authorization"] = "Bearer " .. key
 end
 
-local non_2xx = 0
-function response(status, headers, body)
-  if status ~= 200 then non_2xx = non_2xx + 1 end
-end
-
 function done(summary, latency, requests)
   io.write(string.format("%s  requests: %d  p50: %.2f ms  p99: %.2f ms  max: %.2f ms  errors: %d\n",
     path, summary.requests, latency:percentile(50) / 1000, latency:percentile(99) / 1000,
