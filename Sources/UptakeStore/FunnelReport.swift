@@ -18,19 +18,30 @@ extension ReportQueries {
     appNo: Int64, updateId: String, range: DayRange, test: TestFilter, targetVersion: String?
   ) throws(StoreError) -> FunnelResult {
     let target = targetVersion.flatMap(Version.init)
-    // Versions repeat across thousands of installs: parse each text once.
-    var versions = VersionCache()
-    func isUpgrade(_ appVersion: String, from impressionVersion: String) -> Bool {
-      guard let reached = versions.version(appVersion) else { return false }
-      if let target { return reached >= target }
-      guard let base = versions.version(impressionVersion) else { return false }
-      return reached > base
+    // Versions repeat across thousands of installs: each text is numbered
+    // and parsed once.
+    var versions = TextNumbering()
+    var parsed: [Version?] = []
+    func version(_ number: Int32) -> Version? {
+      while parsed.count <= Int(number) { parsed.append(Version(versions.texts[parsed.count])) }
+      return parsed[Int(number)]
+    }
+    func isUpgrade(_ reached: Int32, from impressionVersion: Int32) -> Bool {
+      guard let reachedVersion = version(reached) else { return false }
+      if let target { return reachedVersion >= target }
+      guard let base = version(impressionVersion) else { return false }
+      return reachedVersion > base
     }
 
     return try database.read { () throws(StoreError) -> FunnelResult in
-      // First impressions in the range, folded and not, then the first
-      // download at or after each: two passes, so downloads need no lists.
-      var firstImpression: [Int64: (ts: Int64, version: String)] = [:]
+      // Each install of the cohort: its first impression in the range, its
+      // first download at or after it, its first upgrade after that.
+      struct Steps {
+        var impressionTs = Int64.max
+        var impressionVersion: Int32 = 0
+        var downloadTs = Int64.max
+        var upgradeTs = Int64.max
+      }
       let tail = try RollupTail.load(database, appNo: appNo)
       var tailByInstall: [Int64: [RollupEvent]] = [:]
       for event in tail.events
@@ -40,113 +51,141 @@ extension ReportQueries {
         guard let install = event.installKey else { continue }
         tailByInstall[install, default: []].append(event)
       }
+      // One day and action at a time: the key is (update, day, action,
+      // install), so a day range alone would also walk the later and
+      // ignore rows.
       let rows = try database.statement(
         """
         SELECT install_key, first_ts, first_version, last_ts FROM daily_installs
-        WHERE app_no = ? AND day BETWEEN ? AND ? AND \(test.sqlCondition) AND update_id = ?
-          AND action = ?
+        WHERE app_no = ? AND \(test.sqlCondition) AND update_id = ? AND day = ? AND action = ?
         """)
-      try bindScope(rows, appNo: appNo, from: range.fromDay, through: range.toDay)
-      try rows.bind(4, updateId)
-      try rows.bind(5, Int64(Action.impression.rawValue))
-      while try rows.step() {
-        let install = rows.int64(0)
-        let ts = rows.int64(1)
-        if ts < firstImpression[install]?.ts ?? .max {
-          firstImpression[install] = (ts, rows.string(2))
+      var cohort = InstallMap<Steps>(capacity: 1 << 12)
+      func impression(_ install: Int64, at ts: Int64, version number: @autoclosure () -> Int32) {
+        cohort.update(install, initial: Steps()) { steps in
+          if ts < steps.impressionTs {
+            steps.impressionTs = ts
+            steps.impressionVersion = number()
+          }
         }
       }
-      rows.reset()
+      // Downloads are matched once every impression is known.
+      var downloadRows: [(install: Int64, first: Int64, last: Int64)] = []
+      // The days the update has folded rows on, not the whole range (which
+      // may span years).
+      let span = try database.statement(
+        """
+        SELECT min(day), max(day) FROM daily_counts
+        WHERE app_no = ? AND day BETWEEN ? AND ? AND \(test.sqlCondition) AND update_id = ?
+        """)
+      try bindScope(span, appNo: appNo, from: range.fromDay, through: range.toDay)
+      try span.bind(4, updateId)
+      let days: (first: Int64, last: Int64)? =
+        try span.step() && !span.isNull(0) ? (span.int64(0), span.int64(1)) : nil
+      span.reset()
+      for day in stride(from: days?.first ?? 1, through: days?.last ?? 0, by: 1) {
+        for action in [Action.impression, .download] {
+          try rows.bind(1, appNo)
+          try rows.bind(2, updateId)
+          try rows.bind(3, day)
+          try rows.bind(4, Int64(action.rawValue))
+          while try rows.step() {
+            if action == .impression {
+              impression(
+                rows.int64(0), at: rows.int64(1), version: rows.withText(2) { versions.number($0) })
+            } else {
+              downloadRows.append((rows.int64(0), rows.int64(1), rows.int64(3)))
+            }
+          }
+          rows.reset()
+        }
+      }
       for (install, events) in tailByInstall {
-        for event in events
-        where event.updateId == updateId && event.action == .impression
-          && event.timestampMs < firstImpression[install]?.ts ?? .max
-        {
-          firstImpression[install] = (event.timestampMs, event.appVersion)
+        for event in events where event.updateId == updateId && event.action == .impression {
+          impression(install, at: event.timestampMs, version: versions.number(event.appVersion))
         }
       }
-      var downloadTs: [Int64: Int64] = [:]
       func download(_ install: Int64, first: Int64, last: Int64) {
-        guard let impression = firstImpression[install] else { return }
-        let at = first >= impression.ts ? first : (last >= impression.ts ? last : Int64.max)
-        if at < downloadTs[install] ?? .max { downloadTs[install] = at }
+        guard let impressionTs = cohort[install]?.impressionTs else { return }
+        let at = first >= impressionTs ? first : (last >= impressionTs ? last : Int64.max)
+        cohort.update(install, initial: Steps()) { $0.downloadTs = min($0.downloadTs, at) }
       }
-      try bindScope(rows, appNo: appNo, from: range.fromDay, through: range.toDay)
-      try rows.bind(4, updateId)
-      try rows.bind(5, Int64(Action.download.rawValue))
-      while try rows.step() { download(rows.int64(0), first: rows.int64(1), last: rows.int64(3)) }
-      rows.reset()
+      for row in downloadRows { download(row.install, first: row.first, last: row.last) }
       for (install, events) in tailByInstall {
         for event in events where event.updateId == updateId && event.action == .download {
           download(install, first: event.timestampMs, last: event.timestampMs)
         }
       }
 
-      // Installs that downloaded, grouped by the version of their first
-      // impression: upgrades are read per version left.
-      var downloadersByVersion: [String: [Int64: (impressionTs: Int64, downloadTs: Int64)]] = [:]
-      for (install, at) in downloadTs {
-        let impression = firstImpression[install]!
-        downloadersByVersion[impression.version, default: [:]][install] = (impression.ts, at)
+      // Each downloader's climb from its impression's version, read from
+      // version_changes by the version left: without a target the first
+      // change is an upgrade; with one, a change to a version still below
+      // it is followed to the changes away from that version, and so on
+      // (each step goes higher, so the climb ends).
+      var climbing: [Int32: InstallMap<Int64>] = [:]
+      try cohort.forEach { (install, steps) throws(StoreError) in
+        guard steps.downloadTs != .max else { return }
+        climbing[steps.impressionVersion, default: InstallMap()].set(install, steps.downloadTs)
       }
-      var upgradeTs: [Int64: Int64] = [:]
       let changes = try database.statement(
         """
         SELECT install_key, to_version, ts FROM version_changes
         WHERE app_no = ? AND \(test.sqlCondition) AND from_version = ? AND day BETWEEN ? AND ?
         """)
-      // Each install's climb from its impression's version: without a
-      // target the first change is an upgrade; with one, a change to a
-      // version still below it is followed to the changes away from that
-      // version, and so on (each step goes higher, so the climb ends).
-      var climbing = downloadersByVersion.mapValues { $0.mapValues(\.downloadTs) }
       while !climbing.isEmpty {
-        var next: [String: [Int64: Int64]] = [:]
-        for (version, installs) in climbing {
-          let firstDay = installs.values.map { Timestamp.dayNumber(ms: $0) }.min()!
+        var next: [Int32: InstallMap<Int64>] = [:]
+        for (left, installs) in climbing {
+          var firstTs = Int64.max
+          try installs.forEach { (_, since) throws(StoreError) in firstTs = min(firstTs, since) }
           try changes.bind(1, appNo)
-          try changes.bind(2, version)
-          try changes.bind(3, firstDay)
+          try changes.bind(2, versions.texts[Int(left)])
+          try changes.bind(3, Timestamp.dayNumber(ms: firstTs))
           try changes.bind(4, range.toDay)
-          var stepTs: [Int64: (ts: Int64, version: String)] = [:]
+          var stepped = InstallMap<(ts: Int64, version: Int32)>()
           while try changes.step() {
             let install = changes.int64(0)
             let ts = changes.int64(2)
             guard let since = installs[install], ts > since, ts < range.endMs,
-              ts < upgradeTs[install] ?? .max
+              let steps = cohort[install], ts < steps.upgradeTs
             else { continue }
-            let reached = changes.string(1)
-            if isUpgrade(reached, from: version) {
-              upgradeTs[install] = ts
-            } else if target != nil, ts < stepTs[install]?.ts ?? .max {
-              stepTs[install] = (ts, reached)
+            let reached = changes.withText(1) { versions.number($0) }
+            if isUpgrade(reached, from: steps.impressionVersion) {
+              cohort.update(install, initial: steps) { $0.upgradeTs = ts }
+            } else if target != nil, ts < stepped[install]?.ts ?? .max {
+              stepped.set(install, (ts, reached))
             }
           }
           changes.reset()
-          for (install, step) in stepTs where upgradeTs[install] == nil {
-            next[step.version, default: [:]][install] = step.ts
+          try stepped.forEach { (install, step) throws(StoreError) in
+            guard cohort[install]?.upgradeTs == .max else { return }
+            next[step.version, default: InstallMap()].set(install, step.ts)
           }
         }
         climbing = next
       }
+
       // Unfolded events: any later event on a high enough version.
-      for (impressionVersion, installs) in downloadersByVersion {
-        for (install, funnel) in installs {
-          for event in tailByInstall[install] ?? []
-          where event.timestampMs > funnel.downloadTs
-            && event.timestampMs < upgradeTs[install] ?? .max
-            && isUpgrade(event.appVersion, from: impressionVersion)
-          {
-            upgradeTs[install] = event.timestampMs
-          }
+      for (install, events) in tailByInstall {
+        guard let steps = cohort[install], steps.downloadTs != .max else { continue }
+        for event in events
+        where event.timestampMs > steps.downloadTs
+          && event.timestampMs < cohort[install]!.upgradeTs
+          && isUpgrade(versions.number(event.appVersion), from: steps.impressionVersion)
+        {
+          cohort.update(install, initial: steps) { $0.upgradeTs = event.timestampMs }
         }
       }
-      let hoursToUpgrade = upgradeTs.map { install, ts in
-        Double(ts - firstImpression[install]!.ts) / 3_600_000
+
+      var downloads = 0
+      var hoursToUpgrade: [Double] = []
+      try cohort.forEach { (_, steps) throws(StoreError) in
+        guard steps.downloadTs != .max else { return }
+        downloads += 1
+        if steps.upgradeTs != .max {
+          hoursToUpgrade.append(Double(steps.upgradeTs - steps.impressionTs) / 3_600_000)
+        }
       }
-      let downloaded = downloadersByVersion.values.reduce(0) { $0 + $1.count }
       return FunnelResult(
-        impressions: firstImpression.count, downloads: downloaded, upgraded: hoursToUpgrade.count,
+        impressions: cohort.count, downloads: downloads, upgraded: hoursToUpgrade.count,
         medianHoursToUpgrade: Self.median(hoursToUpgrade))
     }
   }
