@@ -145,6 +145,28 @@ struct OpenAPIConformanceEndToEndTests {
     }
   }
 
+  @Test("every example in the document conforms to its own schema")
+  func examplesConform() throws {
+    let document = try OpenAPIDocument.load()
+    var checked = 0
+    func visit(_ value: JSONValue, _ location: String) {
+      guard case .object(let members) = value else {
+        if case .array(let elements) = value {
+          for (index, element) in elements.enumerated() { visit(element, "\(location)[\(index)]") }
+        }
+        return
+      }
+      if let example = value["example"], let schema = value["schema"] {
+        checked += 1
+        let found = document.violations(of: example, against: schema)
+        #expect(found.isEmpty, "\(location): \(found.joined(separator: "; "))")
+      }
+      for (name, member) in members { visit(member, "\(location)/\(name)") }
+    }
+    visit(document.root, "#")
+    #expect(checked >= 2, "the examples of POST /v1/events were found")
+  }
+
   @Test("the checker itself refuses what breaks a schema")
   func checkerFindsViolations() throws {
     let document = try OpenAPIDocument.load()
