@@ -18,7 +18,8 @@ public final class HTTPServer: @unchecked Sendable {
     }
   }
 
-  private let router: Router
+  /// Not private: the OpenAPI test reads the served routes through it.
+  let router: Router
   private let limits: ServerLimits
   private var daemon: OpaquePointer?
   private let inFlight = Atomic<Int>(0)
