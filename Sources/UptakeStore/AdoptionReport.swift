@@ -16,11 +16,13 @@ extension ReportQueries {
       if test == .include {
         // An install with test and real events counts once: read the
         // installs of both kinds and count them distinct.
-        var versionMembers: [VersionDay: Set<Int64>] = [:]
-        var activeMembers: [Int64: Set<Int64>] = [:]
+        var versionMembers: [VersionDay: InstallSet] = [:]
+        var activeMembers: [Int64: InstallSet] = [:]
         func add(_ day: Int64, _ appVersion: String, _ install: Int64) {
-          versionMembers[VersionDay(day: day, appVersion: appVersion), default: []].insert(install)
-          activeMembers[day, default: []].insert(install)
+          versionMembers[VersionDay(day: day, appVersion: appVersion), default: InstallSet()]
+            .insert(
+              install)
+          activeMembers[day, default: InstallSet()].insert(install)
         }
         let members = try database.statement(
           """

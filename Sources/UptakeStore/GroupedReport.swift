@@ -26,7 +26,7 @@ extension ReportQueries {
   private struct Group {
     var events = 0
     var installs = 0
-    var members = Set<Int64>()
+    var members = InstallSet()
   }
 
   private func groupedFromRollups(
@@ -87,7 +87,7 @@ extension ReportQueries {
         groups[key, default: Group()].events += bucketCounts.events
         let tailMembers = tail.dailyInstalls[bucket]?.keys.map { $0 } ?? []
         if !bucketCountsSuffice {
-          groups[key, default: Group()].members.formUnion(tailMembers)
+          for install in tailMembers { groups[key, default: Group()].members.insert(install) }
           continue
         }
         // Installs new to the bucket: not among those folded already.

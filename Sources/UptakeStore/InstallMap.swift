@@ -61,3 +61,10 @@ struct InstallMap<Value> {
     }
   }
 }
+
+/// A set of install keys: distinct install counts.
+typealias InstallSet = InstallMap<Void>
+
+extension InstallMap where Value == Void {
+  mutating func insert(_ key: Int64) { update(key, initial: ()) { _ in } }
+}

@@ -47,7 +47,7 @@ extension ReportQueries {
   {
     try database.read { () throws(StoreError) -> UpdateDetail in
       var events = Array(repeating: 0, count: Action.allCases.count)
-      var installs = Array(repeating: Set<Int64>(), count: Action.allCases.count)
+      var installs = Array(repeating: InstallSet(), count: Action.allCases.count)
       var byDay: [Int64: [Int]] = [:]
       let counts = try database.statement(
         """
@@ -78,7 +78,7 @@ extension ReportQueries {
         byDay[key.day, default: [0, 0, 0, 0]][key.action.rawValue] += bucket.events
         events[key.action.rawValue] += bucket.events
         if let members = tail.dailyInstalls[key] {
-          installs[key.action.rawValue].formUnion(members.keys)
+          for install in members.keys { installs[key.action.rawValue].insert(install) }
         }
       }
       let actions = Action.allCases.map {
