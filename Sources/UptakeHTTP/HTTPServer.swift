@@ -23,19 +23,23 @@ public final class HTTPServer: @unchecked Sendable {
   private var daemon: OpaquePointer?
   private let inFlight = Atomic<Int>(0)
   private let shuttingDown = Atomic<Bool>(false)
-  /// Called once per finished request with its route label and status.
-  let onCompleted: (@Sendable (_ method: String, _ path: String, _ status: Int) -> Void)?
+  private let keyLimiter: RateLimiter?
+  private let addressLimiter: RateLimiter?
+  /// Called once per finished request, from an event-loop thread.
+  let onCompleted: (@Sendable (CompletedRequest) -> Void)?
 
   /// The host and port actually bound, once started.
   public private(set) var boundHost = ""
   public private(set) var boundPort: UInt16 = 0
 
   public init(
-    router: Router, limits: ServerLimits = ServerLimits(),
-    onCompleted: (@Sendable (String, String, Int) -> Void)? = nil
+    router: Router, limits: ServerLimits = ServerLimits(), rateLimits: RateLimits = RateLimits(),
+    onCompleted: (@Sendable (CompletedRequest) -> Void)? = nil
   ) {
     self.router = router
     self.limits = limits
+    keyLimiter = rateLimits.perKey.map(RateLimiter.init(rate:))
+    addressLimiter = rateLimits.perAddress.map(RateLimiter.init(rate:))
     self.onCompleted = onCompleted
   }
 
@@ -149,6 +153,9 @@ public final class HTTPServer: @unchecked Sendable {
         if let length = head.contentLength, length > limits.maxBodyBytes {
           return send(Self.bodyTooLarge(limits).response, connection, exchange)
         }
+        if let refusal = rateLimitRefusal(route, request, connection) {
+          return send(refusal.response, connection, exchange)
+        }
         exchange.route = route
         exchange.request = request
         return MHD_Result.YES
@@ -213,7 +220,37 @@ public final class HTTPServer: @unchecked Sendable {
     exchangeSlot?.pointee = nil
     let exchange = Unmanaged<Exchange>.fromOpaque(slot).takeRetainedValue()
     inFlight.wrappingSubtract(1, ordering: .relaxed)
-    onCompleted?(exchange.method, exchange.route.map { Self.label($0) } ?? "other", exchange.status)
+    onCompleted?(
+      CompletedRequest(
+        method: exchange.method, route: exchange.route.map { Self.label($0) } ?? "other",
+        status: exchange.status,
+        seconds: Double(DispatchTime.now().uptimeNanoseconds &- exchange.startedNs) / 1e9))
+  }
+
+  /// 429 when the request's key or address is over its rate. Decided from
+  /// the head, before the body is read, so a limited client costs little;
+  /// routes without a key (probes, metrics) are never limited.
+  private func rateLimitRefusal(_ route: Route, _ request: Request, _ connection: OpaquePointer)
+    -> APIError?
+  {
+    guard route.access != .open else { return nil }
+    if let keyLimiter, let app = request.app,
+      let wait = keyLimiter.take("\(app.appNo)/\(route.access)")
+    {
+      return .rateLimited(retryAfterSeconds: wait)
+    }
+    if let addressLimiter, let address = Self.clientAddress(connection),
+      let wait = addressLimiter.take(address)
+    {
+      return .rateLimited(retryAfterSeconds: wait)
+    }
+    return nil
+  }
+
+  private static func clientAddress(_ connection: OpaquePointer) -> String? {
+    var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+    guard uptake_mhd_client_address(connection, &buffer, buffer.count) != 0 else { return nil }
+    return String(cString: buffer)
   }
 
   private func send(_ response: Response, _ connection: OpaquePointer, _ exchange: Exchange)
@@ -266,11 +303,22 @@ public final class HTTPServer: @unchecked Sendable {
   }
 }
 
+/// What the server tells its owner about each answered request: the route's
+/// pattern (never the path as sent, nor any header), the status, and the time
+/// from the head's arrival to the end of the response.
+public struct CompletedRequest: Sendable {
+  public let method: String
+  public let route: String
+  public let status: Int
+  public let seconds: Double
+}
+
 /// One request's state across libmicrohttpd's calls, kept in its `con_cls`
 /// and released in the completion callback.
 private final class Exchange: @unchecked Sendable {
   var method = ""
   var path = ""
+  let startedNs = DispatchTime.now().uptimeNanoseconds
   var route: Route?
   var request: Request?
   var body: [UInt8] = []

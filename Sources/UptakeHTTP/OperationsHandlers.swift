@@ -1,3 +1,4 @@
+import Foundation
 import UptakeStore
 
 /// `/healthz`, `/readyz` and `/metrics`: open, for the operator's probes.
@@ -5,6 +6,8 @@ struct OperationsHandlers: Sendable {
   let writer: BatchWriter
   let metrics: IngestMetrics
   let isShuttingDown: @Sendable () -> Bool
+  /// The database file; its write-ahead log is this path plus `-wal`.
+  let databasePath: String
 
   var routes: [Route] {
     [
@@ -19,9 +22,18 @@ struct OperationsHandlers: Sendable {
       Route("GET", "/metrics", access: .open) { _ in
         .respond(
           .text(
-            metrics.exposition(queueDepth: writer.queueDepth, ready: writer.isAcceptingWrites),
+            metrics.exposition(
+              queueDepth: writer.queueDepth, ready: writer.isAcceptingWrites,
+              walBytes: walBytes()),
             contentType: "text/plain; version=0.0.4; charset=utf-8"))
       },
     ]
+  }
+
+  /// 0 when there is no log file (after a clean checkpoint, or not yet).
+  private func walBytes() -> Int {
+    var status = stat()
+    guard stat(databasePath + "-wal", &status) == 0 else { return 0 }
+    return Int(status.st_size)
   }
 }

@@ -7,6 +7,8 @@ struct ReportHandlers: Sendable {
   let pool: ConnectionPool
   let clock: @Sendable () -> Int64
   let workers: ReportWorkers
+  /// Failures that become 500 are logged here, with SQLite's message.
+  var logger = Logger()
 
   var routes: [Route] {
     [
@@ -178,6 +180,7 @@ struct ReportHandlers: Sendable {
       if error.isUnavailable {
         return APIError.unavailable("storage busy", retryAfterSeconds: 1).response
       }
+      logger.error("report failed", ["path": request.head.path, "error": error.description])
       return APIError.internalError.response
     }
   }

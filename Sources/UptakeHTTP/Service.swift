@@ -11,6 +11,10 @@ public final class Service: @unchecked Sendable {
     public var serverLimits = ServerLimits()
     public var writerLimits = BatchWriter.Limits()
     public var ingestLimits = IngestLimits()
+    public var rateLimits = RateLimits()
+    /// A cap on the database file's size; writes past it are refused with
+    /// 503 as on a full disk. Nil: only the disk limits it.
+    public var maxDatabaseBytes: Int64?
     /// Read connections for reports: one per server thread keeps reports
     /// from waiting on each other.
     public var readConnections = 4
@@ -28,34 +32,39 @@ public final class Service: @unchecked Sendable {
   private let writerDone = DispatchSemaphore(value: 0)
 
   /// Opens (creating and migrating) the database and builds every part.
-  public init(configuration: Configuration) throws {
+  public init(configuration: Configuration, logger: Logger = Logger()) throws {
     self.configuration = configuration
     let path = configuration.databasePath
     let writeConnection = try Database(path: path)
     try Migrator.migrate(writeConnection)
+    if let bytes = configuration.maxDatabaseBytes { try writeConnection.limitSize(toBytes: bytes) }
     createdDefaultApp = try AppRegistry.addDefaultIfEmpty(
       in: writeConnection, nowMs: WallClock.nowMs())
     let keys = try KeyDirectory(database: try Database(path: path, create: false))
     let pool = try ConnectionPool(path: path, size: configuration.readConnections)
-    writer = BatchWriter(database: writeConnection, limits: configuration.writerLimits)
+    writer = BatchWriter(
+      database: writeConnection, limits: configuration.writerLimits,
+      observer: metrics.writerObserver(logger: logger))
 
     let clock: @Sendable () -> Int64 = { WallClock.nowMs() }
     let ingest = IngestHandler(
       writer: writer, decoder: EventBatchDecoder(limits: configuration.ingestLimits),
-      metrics: metrics, clock: clock)
+      metrics: metrics, clock: clock,
+      maxDecodedBodyBytes: configuration.serverLimits.maxDecodedBodyBytes)
     let reports = ReportHandlers(
       pool: pool, clock: clock,
-      workers: ReportWorkers(concurrency: configuration.readConnections))
+      workers: ReportWorkers(concurrency: configuration.readConnections), logger: logger)
     let serverBox = ServerBox()
     let operations = OperationsHandlers(
       writer: writer, metrics: metrics,
-      isShuttingDown: { serverBox.server?.isShuttingDown ?? false })
+      isShuttingDown: { serverBox.server?.isShuttingDown ?? false }, databasePath: path)
     let router = Router(
       routes: [ingest.route] + reports.routes + operations.routes, keys: keys)
     let metrics = self.metrics
-    server = HTTPServer(router: router, limits: configuration.serverLimits) {
-      method, route, status in
-      metrics.requestCompleted(method: method, route: route, status: status)
+    server = HTTPServer(
+      router: router, limits: configuration.serverLimits, rateLimits: configuration.rateLimits
+    ) { request in
+      metrics.requestCompleted(request, logger: logger)
     }
     serverBox.server = server
   }

@@ -32,6 +32,19 @@ public final class BatchWriter: @unchecked Sendable {
     public init() {}
   }
 
+  /// What the writer reports as it works, for metrics and logs; called on
+  /// the writer thread, so each must return quickly.
+  public struct Observer: Sendable {
+    /// A transaction of `events` events committed in `seconds`.
+    public var committed: @Sendable (_ events: Int, _ seconds: Double) -> Void = { _, _ in }
+    /// A commit failed; every request in it was answered with the failure.
+    public var failed: @Sendable (IngestFailure) -> Void = { _ in }
+    /// Storage takes writes again after a failure.
+    public var recovered: @Sendable () -> Void = {}
+
+    public init() {}
+  }
+
   private struct Job {
     let batch: EventBatch
     let completion: Completion
@@ -39,6 +52,7 @@ public final class BatchWriter: @unchecked Sendable {
 
   private let inserter: EventInserter
   private let limits: Limits
+  private let observer: Observer
   private let condition = NSCondition()
   // Guarded by `condition`:
   private var queue: [Job] = []
@@ -51,14 +65,23 @@ public final class BatchWriter: @unchecked Sendable {
   private var foldSchedule = FoldSchedule()
   /// Seconds between attempts of upkeep that failed (a full disk, say).
   static let maintenanceRetrySeconds = 1.0
+  /// After a failed commit, the writer probes storage with a small write
+  /// after this pause, doubling up to `maxProbeSeconds`: /readyz turns 200
+  /// again soon after space returns even if no client sends anything, and a
+  /// disk that stays full costs one small transaction every few seconds.
+  static let firstProbeSeconds = 0.25
+  static let maxProbeSeconds = 4.0
+  /// Only the writer thread touches this.
+  private var probePause = firstProbeSeconds
   /// Seconds without batches after which the writer counts as idle and folds
   /// stored events into the report aggregates.
   static let idleSeconds = 0.2
 
   /// Takes the connection that will be used only by the writer thread.
-  public init(database: Database, limits: Limits = Limits()) {
+  public init(database: Database, limits: Limits = Limits(), observer: Observer = Observer()) {
     self.inserter = EventInserter(database: database)
     self.limits = limits
+    self.observer = observer
   }
 
   /// Queues a batch. Returns false, without calling `completion`, when the
@@ -83,6 +106,12 @@ public final class BatchWriter: @unchecked Sendable {
     return !stopping && !lastCommitFailed
   }
 
+  private var commitFailed: Bool {
+    condition.lock()
+    defer { condition.unlock() }
+    return lastCommitFailed
+  }
+
   /// Events waiting for the writer.
   public var queueDepth: Int {
     condition.lock()
@@ -95,6 +124,10 @@ public final class BatchWriter: @unchecked Sendable {
   public func run() {
     while let jobs = nextJobs() {
       if !jobs.isEmpty { commit(jobs) }
+      if jobs.isEmpty && commitFailed {
+        probeStorage()
+        continue
+      }
       // An empty array means the writer waited idle: fold freely. While
       // batches keep coming, fold on a duty cycle, so reports never lag far
       // behind a steady stream yet folding takes at most a fifth of the
@@ -134,14 +167,19 @@ public final class BatchWriter: @unchecked Sendable {
   }
 
   /// Waits for work; nil when stopping with nothing left. An empty array
-  /// means no batch is waiting but a maintenance step is due: at once for
-  /// the duplicate index's merge, after `idleSeconds` without batches for a
-  /// fold, or a second after a step that failed.
+  /// means no batch is waiting but a probe or a maintenance step is due: a
+  /// probe of storage `probePause` after a failed commit; the duplicate
+  /// index's merge at once; a fold after `idleSeconds` without batches; a
+  /// second after a step that failed.
   private func nextJobs() -> [Job]? {
     condition.lock()
     defer { condition.unlock() }
     while queue.isEmpty {
       if stopping { return nil }
+      if lastCommitFailed {
+        if !condition.wait(until: Date().addingTimeInterval(probePause)) { return [] }
+        continue
+      }
       guard inserter.needsMaintenance(mayFold: true) else {
         condition.wait()
         continue
@@ -165,6 +203,7 @@ public final class BatchWriter: @unchecked Sendable {
   }
 
   private func commit(_ jobs: [Job]) {
+    let started = DispatchTime.now().uptimeNanoseconds
     let result: Result<[InsertOutcome], IngestFailure>
     do {
       result = .success(try inserter.insert(jobs.map(\.batch)))
@@ -172,15 +211,38 @@ public final class BatchWriter: @unchecked Sendable {
       result = .failure(
         error.isUnavailable ? .unavailable(error.description) : .failed(error.description))
     }
-    condition.lock()
-    if case .success = result { lastCommitFailed = false } else { lastCommitFailed = true }
-    condition.unlock()
     switch result {
     case .success(let outcomes):
+      observer.committed(
+        jobs.reduce(0) { $0 + $1.batch.events.count },
+        Double(DispatchTime.now().uptimeNanoseconds &- started) / 1e9)
+      setCommitFailed(false)
       for (job, outcome) in zip(jobs, outcomes) { job.completion(.success(outcome)) }
     case .failure(let failure):
+      observer.failed(failure)
+      setCommitFailed(true)
       for job in jobs { job.completion(.failure(failure)) }
     }
+  }
+
+  /// Tries a small write after a failed commit; on success storage counts as
+  /// taking writes again, else the next probe waits twice as long.
+  private func probeStorage() {
+    do {
+      try inserter.probeWritableSpace()
+      setCommitFailed(false)
+    } catch {
+      probePause = min(Self.maxProbeSeconds, probePause * 2)
+    }
+  }
+
+  private func setCommitFailed(_ failed: Bool) {
+    condition.lock()
+    let wasFailed = lastCommitFailed
+    lastCommitFailed = failed
+    condition.unlock()
+    if failed && !wasFailed { probePause = Self.firstProbeSeconds }
+    if wasFailed && !failed { observer.recovered() }
   }
 }
 

@@ -84,6 +84,15 @@ public final class Database {
     return statement.string(0)
   }
 
+  /// Caps this connection's writes at a file of `bytes` (whole pages): past
+  /// it a write fails with SQLITE_FULL, exactly as on a full disk. SQLite
+  /// never sets the cap below the current size, so a file that is already
+  /// larger takes no more growth but can still reuse its free pages.
+  public func limitSize(toBytes bytes: Int64) throws(StoreError) {
+    let pageSize = try scalarInt("PRAGMA page_size") ?? 4096
+    try execute("PRAGMA max_page_count = \(max(1, bytes / pageSize))")
+  }
+
   /// Runs SQL that returns no rows (may hold several statements).
   public func execute(_ sql: String) throws(StoreError) {
     var errorMessage: UnsafeMutablePointer<CChar>?

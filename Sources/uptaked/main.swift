@@ -48,7 +48,7 @@ if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &descriptorLimit) == 0
 
 let service: Service
 do {
-  service = try Service(configuration: options.configuration)
+  service = try Service(configuration: options.configuration, logger: logger)
 } catch {
   fail("cannot open database \(options.configuration.databasePath): \(error)", code: 66)
 }
