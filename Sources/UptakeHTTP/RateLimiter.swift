@@ -52,8 +52,7 @@ public final class RateLimiter: Sendable {
 
   /// Takes a token for `client`. Returns nil when the request may go on,
   /// else the whole seconds until a token is back (for `Retry-After`).
-  public func take(_ client: String, nowNs: UInt64 = DispatchTime.now().uptimeNanoseconds) -> Int?
-  {
+  public func take(_ client: String, nowNs: UInt64 = DispatchTime.now().uptimeNanoseconds) -> Int? {
     buckets.withLock { buckets in
       var bucket: Bucket
       if let existing = buckets[client] {
