@@ -67,8 +67,21 @@ struct CommandResult {
 
 /// Runs the real `uptake` CLI with `arguments` and waits for it.
 func uptake(_ arguments: [String]) throws -> CommandResult {
+  try run(Binaries.path("uptake"), arguments)
+}
+
+/// Runs the `sqlite3` shell on the database at `path`, with a busy timeout
+/// so it waits for the daemon's writer, and returns what it printed.
+func sqlite3(_ path: String, _ sql: String) throws -> String {
+  let result = try run("/usr/bin/sqlite3", ["-cmd", ".timeout 10000", path, sql])
+  try #require(result.status == 0, "sqlite3 failed: \(result.standardError)")
+  return result.standardOutput
+}
+
+/// Runs `executable` with `arguments` and waits for it.
+func run(_ executable: String, _ arguments: [String]) throws -> CommandResult {
   let process = Process()
-  process.executableURL = URL(fileURLWithPath: try Binaries.path("uptake"))
+  process.executableURL = URL(fileURLWithPath: executable)
   process.arguments = arguments
   var environment = ProcessInfo.processInfo.environment
   environment["UPTAKE_DB"] = nil
