@@ -140,7 +140,7 @@ public final class HTTPServer: @unchecked Sendable {
         method: method, path: url, query: Self.values(connection, MHD_ValueKind.GET_ARGUMENT_KIND),
         headers: Self.values(connection, MHD_ValueKind.HEADER_KIND))
       exchange.method = method
-      exchange.path = url
+      exchange.label = router.pattern(of: url)
       if isShuttingDown {
         return send(
           APIError.unavailable("shutting down", retryAfterSeconds: 5).response, connection, exchange
@@ -222,7 +222,7 @@ public final class HTTPServer: @unchecked Sendable {
     inFlight.wrappingSubtract(1, ordering: .relaxed)
     onCompleted?(
       CompletedRequest(
-        method: exchange.method, route: exchange.route.map { Self.label($0) } ?? "other",
+        method: exchange.method, route: exchange.label ?? "other",
         status: exchange.status,
         seconds: Double(DispatchTime.now().uptimeNanoseconds &- exchange.startedNs) / 1e9))
   }
@@ -281,10 +281,6 @@ public final class HTTPServer: @unchecked Sendable {
     .payloadTooLarge("body over \(limits.maxBodyBytes) bytes")
   }
 
-  private static func label(_ route: Route) -> String {
-    route.segments.joined(separator: "/")
-  }
-
   /// Collects one kind of connection values (headers or query arguments).
   private static func values(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> [String: String]
   {
@@ -317,9 +313,11 @@ public struct CompletedRequest: Sendable {
 /// and released in the completion callback.
 private final class Exchange: @unchecked Sendable {
   var method = ""
-  var path = ""
   let startedNs = DispatchTime.now().uptimeNanoseconds
   var route: Route?
+  /// The matching route's pattern, for metrics and logs; nil for a path no
+  /// route matches. Refused requests (401, 413, 429) are labelled too.
+  var label: String?
   var request: Request?
   var body: [UInt8] = []
   /// Set when the request is refused part-way through its body; sent once

@@ -93,6 +93,9 @@ public final class IngestMetrics: Sendable {
         break
       }
     }
+    observer.maintenanceFailed = { message in
+      logger.error("upkeep failed; retrying", ["error": message])
+    }
     observer.recovered = { logger.info("storage takes writes again") }
     return observer
   }

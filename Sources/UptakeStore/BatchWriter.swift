@@ -39,6 +39,9 @@ public final class BatchWriter: @unchecked Sendable {
     public var committed: @Sendable (_ events: Int, _ seconds: Double) -> Void = { _, _ in }
     /// A commit failed; every request in it was answered with the failure.
     public var failed: @Sendable (IngestFailure) -> Void = { _ in }
+    /// Upkeep (folding, merging the duplicate index) failed after working;
+    /// it is retried every `maintenanceRetrySeconds` without another call.
+    public var maintenanceFailed: @Sendable (String) -> Void = { _ in }
     /// Storage takes writes again after a failure.
     public var recovered: @Sendable () -> Void = {}
 
@@ -142,6 +145,7 @@ public final class BatchWriter: @unchecked Sendable {
           try inserter.performMaintenanceStep(mayFold: mayFold, busy: !idle)
           maintenanceFailed = false
         } catch {
+          if !maintenanceFailed { observer.maintenanceFailed(error.description) }
           maintenanceFailed = true
         }
         foldSchedule.stepFinished(started: started, now: Date())
