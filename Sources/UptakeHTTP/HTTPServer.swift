@@ -88,11 +88,21 @@ public final class HTTPServer: @unchecked Sendable {
     boundPort = uptake_mhd_bound_port(started)
   }
 
-  /// Stops accepting new connections; requests on open ones are answered
-  /// with 503 from now on, and those in flight finish.
-  public func quiesce() {
+  /// Answers every request that arrives from now on with 503 and
+  /// `Connection: close`; those in flight finish. Connections are still
+  /// accepted, so a client that connects now hears 503 rather than a reset.
+  public func refuseNewRequests() {
     shuttingDown.store(true, ordering: .releasing)
-    if let daemon { _ = MHD_quiesce_daemon(daemon) }
+  }
+
+  /// Stops accepting connections and closes the listening socket, so a
+  /// client that connects from now on is refused at once. Left open, the
+  /// socket would let the kernel complete handshakes and queue requests that
+  /// no one reads, and every one of them would be reset at exit.
+  public func stopListening() {
+    guard let daemon else { return }
+    let listener = MHD_quiesce_daemon(daemon)
+    if listener >= 0 { close(listener) }
   }
 
   /// True once `quiesce` was called; handlers may refuse new work.

@@ -83,11 +83,16 @@ public final class Service: @unchecked Sendable {
     try server.start(listen: configuration.listen)
   }
 
-  /// The orderly stop, in reverse order of start: stop accepting, answer what
-  /// is in flight, then let the writer commit the last batches and exit.
+  /// The orderly stop, in reverse order of start: answer new requests with
+  /// 503 while those in flight finish, stop listening, then let the writer
+  /// commit the last batches and exit.
   public func shutdown(drainSeconds: Double = 10) {
-    server.quiesce()
+    server.refuseNewRequests()
     server.drain(timeoutSeconds: drainSeconds)
+    server.stopListening()
+    // Connections accepted in the instant before the socket closed still get
+    // their 503.
+    server.drain(timeoutSeconds: 1, quietSeconds: 0.1)
     server.stop()
     writer.stop()
     writerDone.wait()
