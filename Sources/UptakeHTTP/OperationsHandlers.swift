@@ -1,4 +1,3 @@
-import Foundation
 import UptakeStore
 
 /// `/healthz`, `/readyz` and `/metrics`: open, for the operator's probes.
@@ -24,16 +23,9 @@ struct OperationsHandlers: Sendable {
           .text(
             metrics.exposition(
               queueDepth: writer.queueDepth, ready: writer.isAcceptingWrites,
-              walBytes: walBytes()),
+              walBytes: Database.walBytes(ofDatabaseAt: databasePath)),
             contentType: "text/plain; version=0.0.4; charset=utf-8"))
       },
     ]
-  }
-
-  /// 0 when there is no log file (after a clean checkpoint, or not yet).
-  private func walBytes() -> Int {
-    var status = stat()
-    guard stat(databasePath + "-wal", &status) == 0 else { return 0 }
-    return Int(status.st_size)
   }
 }

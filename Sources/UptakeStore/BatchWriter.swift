@@ -66,6 +66,7 @@ public final class BatchWriter: @unchecked Sendable {
   /// Only the writer thread touches these two.
   private var maintenanceFailed = false
   private var foldSchedule = FoldSchedule()
+  private var checkpointSchedule = WALCheckpointSchedule()
   /// Seconds between attempts of upkeep that failed (a full disk, say).
   static let maintenanceRetrySeconds = 1.0
   /// After a failed commit, the writer probes storage with a small write
@@ -150,6 +151,7 @@ public final class BatchWriter: @unchecked Sendable {
         }
         foldSchedule.stepFinished(started: started, now: Date())
       }
+      restartLogIfDue()
     }
     // Everything acknowledged is committed; folding the WAL into the main
     // file now leaves one self-contained file behind. Best effort: the WAL
@@ -227,6 +229,17 @@ public final class BatchWriter: @unchecked Sendable {
       setCommitFailed(true)
       for job in jobs { job.completion(.failure(failure)) }
     }
+  }
+
+  /// Rewinds a write-ahead log that readers have kept growing; see
+  /// `WALCheckpointSchedule` for why and when. Best effort: a log that stays
+  /// long costs disk space and read speed, never correctness.
+  private func restartLogIfDue() {
+    let now = Date()
+    guard checkpointSchedule.isDue(walBytes: inserter.walBytes, now: now) else { return }
+    checkpointSchedule.attempted(at: now)
+    _ = try? inserter.restartWriteAheadLog(
+      maxWaitMilliseconds: WALCheckpointSchedule.maxWaitMilliseconds)
   }
 
   /// Tries a small write after a failed commit; on success storage counts as

@@ -35,11 +35,14 @@ public final class Database {
     sqlite3_close_v2(handle)
   }
 
+  /// How long a connection waits for another's lock before SQLITE_BUSY.
+  static let busyTimeoutMilliseconds: Int32 = 5000
+
   private func configure() throws(StoreError) {
     // A writer holding the lock (the daemon's batch writer, an import) blocks
     // others only for one transaction; waiting 5 s rides that out instead of
     // failing a CLI command or a report with SQLITE_BUSY.
-    try check(sqlite3_busy_timeout(handle, 5000), sql: nil)
+    try check(sqlite3_busy_timeout(handle, Self.busyTimeoutMilliseconds), sql: nil)
     try check(SQLFunctions.register(handle), sql: nil)
     // WAL lets reports read while the writer commits, and turns each commit
     // into one sequential append. The mode is stored in the file, so only the
@@ -58,6 +61,38 @@ public final class Database {
     try execute("PRAGMA cache_size = -32768")
     // Sorting and temporary B-trees of reports stay in memory.
     try execute("PRAGMA temp_store = MEMORY")
+    // When the log is rewound, cut the file back to 16 MiB: a burst that grew
+    // it (see WALCheckpointSchedule) should not keep its disk space forever.
+    try execute("PRAGMA journal_size_limit = \(Self.walSizeLimitBytes)")
+  }
+
+  /// The size the write-ahead log file is cut back to when it is rewound.
+  static let walSizeLimitBytes = 16 << 20
+
+  /// The size of this database's write-ahead log file; 0 when there is none.
+  public var walBytes: Int { Self.walBytes(ofDatabaseAt: path) }
+
+  /// The size of the write-ahead log of the database file at `path`; 0 when
+  /// there is none (after a clean stop, or before the first write).
+  public static func walBytes(ofDatabaseAt path: String) -> Int {
+    var status = stat()
+    guard stat(path + "-wal", &status) == 0 else { return 0 }
+    return Int(status.st_size)
+  }
+
+  /// Copies the whole log into the database file and waits, at most
+  /// `maxWaitMilliseconds`, for readers still using it to finish, so that the
+  /// next commit rewinds it. Returns false when a reader outlasted the wait.
+  public func restartWriteAheadLog(maxWaitMilliseconds: Int32) throws(StoreError) -> Bool {
+    try check(sqlite3_busy_timeout(handle, maxWaitMilliseconds), sql: nil)
+    defer { sqlite3_busy_timeout(handle, Self.busyTimeoutMilliseconds) }
+    var logFrames: Int32 = 0
+    var copiedFrames: Int32 = 0
+    let code = sqlite3_wal_checkpoint_v2(
+      handle, nil, SQLITE_CHECKPOINT_RESTART, &logFrames, &copiedFrames)
+    if code & 0xFF == SQLITE_BUSY { return false }
+    try check(code, sql: "PRAGMA wal_checkpoint(RESTART)")
+    return true
   }
 
   /// Switches a new file to WAL. The switch needs an exclusive lock and

@@ -123,6 +123,14 @@ public final class EventInserter {
     }
   }
 
+  /// The write connection's log size, for `WALCheckpointSchedule`.
+  var walBytes: Int { database.walBytes }
+
+  /// See `Database.restartWriteAheadLog`.
+  func restartWriteAheadLog(maxWaitMilliseconds: Int32) throws(StoreError) -> Bool {
+    try database.restartWriteAheadLog(maxWaitMilliseconds: maxWaitMilliseconds)
+  }
+
   /// Copies the WAL into the database file and truncates it.
   public func checkpoint() throws(StoreError) {
     try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
