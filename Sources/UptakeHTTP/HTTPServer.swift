@@ -1,6 +1,7 @@
 import CMicroHTTPD
 import Foundation
 import Synchronization
+import UptakeCore
 
 /// The libmicrohttpd adapter: turns its callbacks into `Request` values for
 /// the router and sends back `Response` values. Kept thin on purpose: every
@@ -23,6 +24,7 @@ public final class HTTPServer: @unchecked Sendable {
   private var daemon: OpaquePointer?
   private let inFlight = Atomic<Int>(0)
   private let shuttingDown = Atomic<Bool>(false)
+  private let logger: Logger
   private let keyLimiter: RateLimiter?
   private let addressLimiter: RateLimiter?
   /// Called once per finished request, from an event-loop thread.
@@ -34,10 +36,11 @@ public final class HTTPServer: @unchecked Sendable {
 
   public init(
     router: Router, limits: ServerLimits = ServerLimits(), rateLimits: RateLimits = RateLimits(),
-    onCompleted: (@Sendable (CompletedRequest) -> Void)? = nil
+    logger: Logger = Logger(), onCompleted: (@Sendable (CompletedRequest) -> Void)? = nil
   ) {
     self.router = router
     self.limits = limits
+    self.logger = logger
     keyLimiter = rateLimits.perKey.map(RateLimiter.init(rate:))
     addressLimiter = rateLimits.perAddress.map(RateLimiter.init(rate:))
     self.onCompleted = onCompleted
@@ -75,6 +78,9 @@ public final class HTTPServer: @unchecked Sendable {
         MHD_OptionItem(
           option: MHD_OPTION.CONNECTION_MEMORY_LIMIT, value: limits.connectionMemoryBytes,
           ptr_value: nil),
+        MHD_OptionItem(
+          option: MHD_OPTION.EXTERNAL_LOGGER,
+          value: unsafeBitCast(libraryLogCallback, to: Int.self), ptr_value: context),
         MHD_OptionItem(
           option: MHD_OPTION.NOTIFY_COMPLETED,
           value: unsafeBitCast(requestCompletedCallback, to: Int.self), ptr_value: context),
@@ -225,6 +231,13 @@ public final class HTTPServer: @unchecked Sendable {
     }
   }
 
+  /// libmicrohttpd's own messages (a connection refused past a limit,
+  /// headers too large, a failed bind) as key=value lines like ours.
+  fileprivate func libraryMessage(_ message: String) {
+    logger.warning(
+      "libmicrohttpd", ["message": message.trimmingCharacters(in: .whitespacesAndNewlines)])
+  }
+
   fileprivate func completed(_ exchangeSlot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
     guard let slot = exchangeSlot?.pointee else { return }
     exchangeSlot?.pointee = nil
@@ -260,7 +273,7 @@ public final class HTTPServer: @unchecked Sendable {
   private static func clientAddress(_ connection: OpaquePointer) -> String? {
     var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
     guard uptake_mhd_client_address(connection, &buffer, buffer.count) != 0 else { return nil }
-    return String(cString: buffer)
+    return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
   }
 
   private func send(_ response: Response, _ connection: OpaquePointer, _ exchange: Exchange)
@@ -370,6 +383,14 @@ private let accessHandlerCallback: MHD_AccessHandlerCallback = {
   return server.access(
     connection, url: String(cString: url), method: String(cString: method), upload: upload,
     uploadSize: uploadSize, exchangeSlot: exchangeSlot)
+}
+
+private let libraryLogCallback: MHD_LogCallback = { context, format, arguments in
+  guard let context, let format, let arguments else { return }
+  var buffer = [CChar](repeating: 0, count: 1024)
+  _ = vsnprintf(&buffer, buffer.count, format, arguments)
+  Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().libraryMessage(
+    buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
 }
 
 private let requestCompletedCallback: MHD_RequestCompletedCallback = {

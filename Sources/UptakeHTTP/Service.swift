@@ -62,7 +62,8 @@ public final class Service: @unchecked Sendable {
       routes: [ingest.route] + reports.routes + operations.routes, keys: keys)
     let metrics = self.metrics
     server = HTTPServer(
-      router: router, limits: configuration.serverLimits, rateLimits: configuration.rateLimits
+      router: router, limits: configuration.serverLimits, rateLimits: configuration.rateLimits,
+      logger: logger
     ) { request in
       metrics.requestCompleted(request, logger: logger)
     }

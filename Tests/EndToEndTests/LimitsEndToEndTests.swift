@@ -162,6 +162,9 @@ struct LimitsEndToEndTests {
       "refused or closed, got \(refusal?.head ?? "nothing")")
     #expect(try answerToHealthCheck(port: fixture.daemon.port, timeout: 5) == 200)
     #expect(answer?.status == 200, "the same headers fit 128 KiB")
+    #expect(
+      fixture.daemon.log.contains(#"level=warning msg="libmicrohttpd" message="#),
+      "libmicrohttpd's complaint is a key=value line too")
   }
 }
 
