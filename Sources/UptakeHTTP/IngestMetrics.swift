@@ -64,6 +64,8 @@ public final class IngestMetrics: Sendable {
         default: 0] += 1
     }
     let level: Logger.Level = request.status >= 500 && request.status != 503 ? .error : .debug
+    // Checked here too, so the busy path formats nothing it will not print.
+    guard level >= logger.minimumLevel else { return }
     logger.log(
       level, "request",
       [

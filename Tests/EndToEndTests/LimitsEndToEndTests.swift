@@ -187,14 +187,5 @@ func peakResidentBytes(_ pid: Int32) throws -> Int {
 /// A gzip stream of `mebibytes` MiB of zero bytes, made by the system's
 /// gzip at its best ratio (about 1000:1).
 func zeroBomb(mebibytes: Int) throws -> Data {
-  let process = Process()
-  process.executableURL = URL(fileURLWithPath: "/bin/sh")
-  process.arguments = ["-c", "head -c \(mebibytes)M /dev/zero | gzip -9 -c -n"]
-  let output = Pipe()
-  process.standardOutput = output
-  try process.run()
-  let data = output.fileHandleForReading.readDataToEndOfFile()
-  process.waitUntilExit()
-  try #require(process.terminationStatus == 0)
-  return data
+  try standardOutput(of: "/bin/sh", ["-c", "head -c \(mebibytes)M /dev/zero | gzip -9 -c -n"])
 }

@@ -124,14 +124,19 @@ func gzip(_ bytes: [UInt8]) throws -> [UInt8] {
     .appendingPathComponent("uptake-gzip-input-\(UUID().uuidString)")
   try Data(bytes).write(to: input)
   defer { try? FileManager.default.removeItem(at: input) }
+  return Array(try standardOutput(of: "/bin/gzip", ["-c", "-n", input.path]))
+}
+
+/// The bytes `executable` writes to stdout; it must exit 0.
+func standardOutput(of executable: String, _ arguments: [String]) throws -> Data {
   let process = Process()
-  process.executableURL = URL(fileURLWithPath: "/bin/gzip")
-  process.arguments = ["-c", "-n", input.path]
+  process.executableURL = URL(fileURLWithPath: executable)
+  process.arguments = arguments
   let output = Pipe()
   process.standardOutput = output
   try process.run()
   let data = output.fileHandleForReading.readDataToEndOfFile()
   process.waitUntilExit()
-  try #require(process.terminationStatus == 0)
-  return Array(data)
+  try #require(process.terminationStatus == 0, "\(executable) \(arguments) failed")
+  return data
 }
