@@ -24,6 +24,12 @@ public struct ServerLimits: Sendable {
   /// as they arrive, so this only bounds headers: 32 KiB holds any real
   /// client's and refuses absurd ones (libmicrohttpd answers 431 or closes).
   public var connectionMemoryBytes = 32 * 1024
+  /// Seconds one report may read. A report's read transaction pins the
+  /// write-ahead log, which cannot be rewound until it ends, so this bounds
+  /// the log at about this many seconds of writes (WALCheckpointSchedule).
+  /// The heaviest report over 90 days of 10M events takes a few seconds on
+  /// one core; 30 s leaves room for a busy machine and refuses runaways.
+  public var reportTimeLimitSeconds = 30.0
   /// Event-loop threads. One epoll thread collapsed to under 100 requests/s
   /// at 256 keep-alive connections; a pool of two held ~75k, and slow
   /// reports run on worker threads, so two per machine is enough.

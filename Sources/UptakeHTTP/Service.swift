@@ -53,7 +53,8 @@ public final class Service: @unchecked Sendable {
       maxDecodedBodyBytes: configuration.serverLimits.maxDecodedBodyBytes)
     let reports = ReportHandlers(
       pool: pool, clock: clock,
-      workers: ReportWorkers(concurrency: configuration.readConnections), logger: logger)
+      workers: ReportWorkers(concurrency: configuration.readConnections), logger: logger,
+      timeLimitSeconds: configuration.serverLimits.reportTimeLimitSeconds)
     let serverBox = ServerBox()
     let operations = OperationsHandlers(
       writer: writer, metrics: metrics,

@@ -237,9 +237,10 @@ public final class BatchWriter: @unchecked Sendable {
   private func restartLogIfDue() {
     let now = Date()
     guard checkpointSchedule.isDue(walBytes: inserter.walBytes, now: now) else { return }
-    checkpointSchedule.attempted(at: now)
-    _ = try? inserter.restartWriteAheadLog(
-      maxWaitMilliseconds: WALCheckpointSchedule.maxWaitMilliseconds)
+    let restarted =
+      (try? inserter.restartWriteAheadLog(
+        maxWaitMilliseconds: WALCheckpointSchedule.maxWaitMilliseconds)) ?? false
+    checkpointSchedule.attempted(at: now, restarted: restarted)
   }
 
   /// Tries a small write after a failed commit; on success storage counts as

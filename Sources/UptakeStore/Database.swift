@@ -128,6 +128,31 @@ public final class Database {
     try execute("PRAGMA max_page_count = \(max(1, bytes / pageSize))")
   }
 
+  /// Runs `body` with a time limit: once `seconds` have passed, the statement
+  /// running fails with SQLITE_INTERRUPT. Reports use it, because a read
+  /// transaction holds its snapshot in the write-ahead log, and the log can
+  /// only be rewound once the longest of them ends (WALCheckpointSchedule).
+  public func withTimeLimit<T>(seconds: Double, _ body: () throws(StoreError) -> T)
+    throws(StoreError) -> T
+  {
+    let deadline = Deadline(
+      uptimeNs: DispatchTime.now().uptimeNanoseconds &+ UInt64(max(0, seconds) * 1e9))
+    let context = Unmanaged.passRetained(deadline)
+    // Checked every 1000 virtual-machine steps, a few microseconds apart.
+    sqlite3_progress_handler(
+      handle, 1000,
+      { context in
+        guard let context else { return 0 }
+        let deadline = Unmanaged<Deadline>.fromOpaque(context).takeUnretainedValue()
+        return DispatchTime.now().uptimeNanoseconds >= deadline.uptimeNs ? 1 : 0
+      }, context.toOpaque())
+    defer {
+      sqlite3_progress_handler(handle, 0, nil, nil)
+      context.release()
+    }
+    return try body()
+  }
+
   /// Runs SQL that returns no rows (may hold several statements).
   public func execute(_ sql: String) throws(StoreError) {
     var errorMessage: UnsafeMutablePointer<CChar>?
@@ -215,5 +240,14 @@ public final class Database {
     guard code == SQLITE_OK || code == SQLITE_DONE || code == SQLITE_ROW else {
       throw .sqlite(code: code, message: String(cString: sqlite3_errmsg(handle)), sql: sql)
     }
+  }
+}
+
+/// The moment a time-limited body must end, for SQLite's progress handler.
+private final class Deadline {
+  let uptimeNs: UInt64
+
+  init(uptimeNs: UInt64) {
+    self.uptimeNs = uptimeNs
   }
 }

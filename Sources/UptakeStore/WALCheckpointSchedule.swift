@@ -16,9 +16,15 @@ import Foundation
 /// log to finish (new readers, finding it fully copied, read the database
 /// file instead and do not hold it) so the next commit rewinds it. The wait
 /// holds ingest for at most `maxWaitMilliseconds`; past it the writer gives
-/// up and tries again `retrySeconds` later, so a report that runs long costs
-/// a larger log, never a stalled ingest. `journal_size_limit` (set on every
-/// connection) then truncates the rewound file, so its disk space comes back.
+/// up and tries again later, backing off from `firstRetrySeconds` to
+/// `maxRetrySeconds` while reports keep outlasting it, so a report that runs
+/// long costs a larger log, never a stalled ingest. `journal_size_limit`
+/// (set on every connection) then truncates the rewound file, so its disk
+/// space comes back.
+///
+/// What bounds the log, then, is the longest read transaction: every report
+/// has a time limit (`ServerLimits.reportTimeLimitSeconds`), so the log holds
+/// at most `restartBytes` plus that many seconds of commits.
 struct WALCheckpointSchedule {
   /// Log size that triggers a restart: at a few thousand events a second
   /// that is about a minute of commits, so the wait is paid rarely, and it
@@ -27,17 +33,22 @@ struct WALCheckpointSchedule {
   /// How long the writer waits for readers to leave the log. Reports take
   /// well under a second; one that is longer is not waited for.
   static let maxWaitMilliseconds: Int32 = 1000
-  /// Pause after a restart that could not finish.
-  static let retrySeconds = 5.0
+  /// Pause after a restart that could not finish, doubling up to the
+  /// maximum while reports keep outlasting the wait: each attempt costs
+  /// ingest up to `maxWaitMilliseconds`.
+  static let firstRetrySeconds = 5.0
+  static let maxRetrySeconds = 60.0
 
   private var lastAttempt = Date.distantPast
+  private var retrySeconds = firstRetrySeconds
 
   /// True when the log at `walBytes` should be restarted now.
   func isDue(walBytes: Int, now: Date) -> Bool {
-    walBytes > Self.restartBytes && now.timeIntervalSince(lastAttempt) >= Self.retrySeconds
+    walBytes > Self.restartBytes && now.timeIntervalSince(lastAttempt) >= retrySeconds
   }
 
-  mutating func attempted(at now: Date) {
+  mutating func attempted(at now: Date, restarted: Bool) {
     lastAttempt = now
+    retrySeconds = restarted ? Self.firstRetrySeconds : min(Self.maxRetrySeconds, retrySeconds * 2)
   }
 }

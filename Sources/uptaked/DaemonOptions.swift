@@ -34,6 +34,9 @@ struct DaemonOptions {
                            beyond it; burst defaults to 2 x RATE (default off)
       --rate-limit-per-ip RATE[:BURST]
                            the same per client address (default off)
+      --report-timeout SECONDS
+                           stop a report still reading after this and answer
+                           503 (default 30)
       --max-db-size MIB    refuse writes (503, /readyz 503) before the database
                            file grows past this (default: no cap)
       --log-level LEVEL    debug, info, warning or error (default info)
@@ -102,6 +105,12 @@ struct DaemonOptions {
         options.configuration.rateLimits.perKey = try rate(argument)
       case "--rate-limit-per-ip":
         options.configuration.rateLimits.perAddress = try rate(argument)
+      case "--report-timeout":
+        let text = try value(argument)
+        guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
+          throw UsageError(message: "--report-timeout needs a number of seconds, not \"\(text)\"")
+        }
+        options.configuration.serverLimits.reportTimeLimitSeconds = seconds
       case "--max-db-size":
         options.configuration.maxDatabaseBytes = Int64(max(1, try number(argument))) << 20
       case "--max-queued-events":

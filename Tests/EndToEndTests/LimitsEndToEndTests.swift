@@ -189,3 +189,26 @@ func peakResidentBytes(_ pid: Int32) throws -> Int {
 func zeroBomb(mebibytes: Int) throws -> Data {
   try standardOutput(of: "/bin/sh", ["-c", "head -c \(mebibytes)M /dev/zero | gzip -9 -c -n"])
 }
+
+@Suite("uptaked report time limit", .timeLimit(.minutes(1)))
+struct ReportTimeLimitEndToEndTests {
+  @Test("a report past --report-timeout is stopped and answered 503; ingest goes on")
+  func reportStopped() throws {
+    let fixture = try DaemonFixture(arguments: ["--report-timeout", "0.000001"])
+    defer { fixture.tearDown() }
+    let client = HTTPClient()
+    // Enough events that the report runs past SQLite's first progress check.
+    let stored = try client.postJSON(
+      fixture.daemon.url("/v1/events"), key: fixture.ingestKey,
+      batchJSON((0..<1000).map { eventJSON(appVersion: "1.0.\($0)") }))
+
+    let report = try client.get(
+      fixture.daemon.url("/v1/report?groupBy=date,appVersion"), key: fixture.readKey)
+
+    #expect(stored.status == 200)
+    #expect(report.status == 503)
+    #expect(report.header("Retry-After") != nil)
+    #expect(ErrorBody(report.body)?.message.contains("time limit") == true, "\(report.text)")
+    #expect(!fixture.daemon.log.contains("level=error"), "a stopped report is not an error")
+  }
+}
