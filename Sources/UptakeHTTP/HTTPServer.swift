@@ -63,6 +63,10 @@ public final class HTTPServer: @unchecked Sendable {
     if address.isIPv6 { flags |= UInt32(MHD_USE_IPv6.rawValue) }
     let started = address.withSockaddr { sockaddr -> OpaquePointer? in
       var options: [MHD_OptionItem] = [
+        // First, so that libmicrohttpd logs nothing through its own logger.
+        MHD_OptionItem(
+          option: MHD_OPTION.EXTERNAL_LOGGER,
+          value: unsafeBitCast(libraryLogCallback, to: Int.self), ptr_value: context),
         MHD_OptionItem(
           option: MHD_OPTION.SOCK_ADDR, value: 0,
           ptr_value: UnsafeMutableRawPointer(mutating: sockaddr)),
@@ -78,9 +82,6 @@ public final class HTTPServer: @unchecked Sendable {
         MHD_OptionItem(
           option: MHD_OPTION.CONNECTION_MEMORY_LIMIT, value: limits.connectionMemoryBytes,
           ptr_value: nil),
-        MHD_OptionItem(
-          option: MHD_OPTION.EXTERNAL_LOGGER,
-          value: unsafeBitCast(libraryLogCallback, to: Int.self), ptr_value: context),
         MHD_OptionItem(
           option: MHD_OPTION.NOTIFY_COMPLETED,
           value: unsafeBitCast(requestCompletedCallback, to: Int.self), ptr_value: context),

@@ -41,9 +41,13 @@ public final class Service: @unchecked Sendable {
     createdDefaultApp = try AppRegistry.addDefaultIfEmpty(
       in: writeConnection, nowMs: WallClock.nowMs())
     let keys = try KeyDirectory(database: try Database(path: path, create: false))
-    let pool = try ConnectionPool(path: path, size: configuration.readConnections)
+    let readGate = ReadGate()
+    let pool = try ConnectionPool(
+      path: path, size: configuration.readConnections, gate: readGate)
+    var writerLimits = configuration.writerLimits
+    writerLimits.maxReadHoldSeconds = configuration.serverLimits.reportTimeLimitSeconds + 5
     writer = BatchWriter(
-      database: writeConnection, limits: configuration.writerLimits,
+      database: writeConnection, limits: writerLimits, readGate: readGate,
       observer: metrics.writerObserver(logger: logger))
 
     let clock: @Sendable () -> Int64 = { WallClock.nowMs() }

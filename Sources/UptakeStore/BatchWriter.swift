@@ -28,6 +28,10 @@ public final class BatchWriter: @unchecked Sendable {
     /// Events in one transaction at most, so one commit (and the wait of the
     /// requests in it) stays in the tens of milliseconds.
     public var maxEventsPerTransaction = 20_000
+    /// Longest the writer holds new reports back to rewind the log
+    /// (`WALCheckpointSchedule`): a little over the reports' time limit, by
+    /// when every report that was reading has ended.
+    public var maxReadHoldSeconds = 35.0
 
     public init() {}
   }
@@ -66,7 +70,8 @@ public final class BatchWriter: @unchecked Sendable {
   /// Only the writer thread touches these two.
   private var maintenanceFailed = false
   private var foldSchedule = FoldSchedule()
-  private var checkpointSchedule = WALCheckpointSchedule()
+  private var checkpointSchedule: WALCheckpointSchedule
+  private let readGate: ReadGate
   /// Seconds between attempts of upkeep that failed (a full disk, say).
   static let maintenanceRetrySeconds = 1.0
   /// After a failed commit, the writer probes storage with a small write
@@ -82,10 +87,16 @@ public final class BatchWriter: @unchecked Sendable {
   static let idleSeconds = 0.2
 
   /// Takes the connection that will be used only by the writer thread.
-  public init(database: Database, limits: Limits = Limits(), observer: Observer = Observer()) {
+  /// `readGate` is the one the report connections pass through.
+  public init(
+    database: Database, limits: Limits = Limits(), readGate: ReadGate = ReadGate(),
+    observer: Observer = Observer()
+  ) {
     self.inserter = EventInserter(database: database)
     self.limits = limits
+    self.readGate = readGate
     self.observer = observer
+    checkpointSchedule = WALCheckpointSchedule(maxHoldSeconds: limits.maxReadHoldSeconds)
   }
 
   /// Queues a batch. Returns false, without calling `completion`, when the
@@ -153,6 +164,7 @@ public final class BatchWriter: @unchecked Sendable {
       }
       restartLogIfDue()
     }
+    readGate.open()
     // Everything acknowledged is committed; folding the WAL into the main
     // file now leaves one self-contained file behind. Best effort: the WAL
     // is just as durable if this fails.
@@ -174,7 +186,8 @@ public final class BatchWriter: @unchecked Sendable {
 
   /// Waits for work; nil when stopping with nothing left. An empty array
   /// means no batch is waiting but a probe or a maintenance step is due: a
-  /// probe of storage `probePause` after a failed commit; the duplicate
+  /// probe of storage `probePause` after a failed commit; a look at the
+  /// readers every `WALCheckpointSchedule.pollSeconds` while holding them; the duplicate
   /// index's merge at once; a fold after `idleSeconds` without batches; a
   /// second after a step that failed.
   private func nextJobs() -> [Job]? {
@@ -182,8 +195,10 @@ public final class BatchWriter: @unchecked Sendable {
     defer { condition.unlock() }
     while queue.isEmpty {
       if stopping { return nil }
-      if lastCommitFailed {
-        if !condition.wait(until: Date().addingTimeInterval(probePause)) { return [] }
+      if lastCommitFailed || checkpointSchedule.isHoldingReaders {
+        let pause =
+          lastCommitFailed ? probePause : WALCheckpointSchedule.pollSeconds
+        if !condition.wait(until: Date().addingTimeInterval(pause)) { return [] }
         continue
       }
       guard inserter.needsMaintenance(mayFold: true) else {
@@ -235,12 +250,22 @@ public final class BatchWriter: @unchecked Sendable {
   /// `WALCheckpointSchedule` for why and when. Best effort: a log that stays
   /// long costs disk space and read speed, never correctness.
   private func restartLogIfDue() {
-    let now = Date()
-    guard checkpointSchedule.isDue(walBytes: inserter.walBytes, now: now) else { return }
-    let restarted =
-      (try? inserter.restartWriteAheadLog(
-        maxWaitMilliseconds: WALCheckpointSchedule.maxWaitMilliseconds)) ?? false
-    checkpointSchedule.attempted(at: now, restarted: restarted)
+    switch checkpointSchedule.step(walBytes: inserter.walBytes, now: Date()) {
+    case .nothing:
+      return
+    case .giveUp:
+      readGate.open()
+      return
+    case .holdReaders:
+      readGate.close()
+    case .tryRestart:
+      break
+    }
+    guard readGate.activeReaders == 0 else { return }
+    if (try? inserter.emptyWriteAheadLog()) == true {
+      checkpointSchedule.restarted()
+      readGate.open()
+    }
   }
 
   /// Tries a small write after a failed commit; on success storage counts as

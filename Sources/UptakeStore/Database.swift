@@ -80,18 +80,15 @@ public final class Database {
     return Int(status.st_size)
   }
 
-  /// Copies the whole log into the database file and waits, at most
-  /// `maxWaitMilliseconds`, for readers still using it to finish, so that the
-  /// next commit rewinds it. Returns false when a reader outlasted the wait.
-  public func restartWriteAheadLog(maxWaitMilliseconds: Int32) throws(StoreError) -> Bool {
-    try check(sqlite3_busy_timeout(handle, maxWaitMilliseconds), sql: nil)
+  /// Copies the whole log into the database file and empties it, without
+  /// waiting: returns false at once when a reader still uses the log (the
+  /// pages it could copy are copied anyway).
+  public func emptyWriteAheadLog() throws(StoreError) -> Bool {
+    try check(sqlite3_busy_timeout(handle, 0), sql: nil)
     defer { sqlite3_busy_timeout(handle, Self.busyTimeoutMilliseconds) }
-    var logFrames: Int32 = 0
-    var copiedFrames: Int32 = 0
-    let code = sqlite3_wal_checkpoint_v2(
-      handle, nil, SQLITE_CHECKPOINT_RESTART, &logFrames, &copiedFrames)
+    let code = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil)
     if code & 0xFF == SQLITE_BUSY { return false }
-    try check(code, sql: "PRAGMA wal_checkpoint(RESTART)")
+    try check(code, sql: "PRAGMA wal_checkpoint(TRUNCATE)")
     return true
   }
 

@@ -126,9 +126,9 @@ public final class EventInserter {
   /// The write connection's log size, for `WALCheckpointSchedule`.
   var walBytes: Int { database.walBytes }
 
-  /// See `Database.restartWriteAheadLog`.
-  func restartWriteAheadLog(maxWaitMilliseconds: Int32) throws(StoreError) -> Bool {
-    try database.restartWriteAheadLog(maxWaitMilliseconds: maxWaitMilliseconds)
+  /// See `Database.emptyWriteAheadLog`.
+  func emptyWriteAheadLog() throws(StoreError) -> Bool {
+    try database.emptyWriteAheadLog()
   }
 
   /// Copies the WAL into the database file and truncates it.

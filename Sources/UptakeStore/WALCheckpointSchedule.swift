@@ -7,48 +7,77 @@ import Foundation
 /// 1000 pages) copies committed pages into the database file, but only up
 /// to the oldest snapshot a reader still holds, and never waits. The log
 /// file is rewound to its start only when a writer finds it fully copied and
-/// no reader using it. Reports are read transactions of up to a second or
-/// two, and with a few running back to back some reader nearly always holds
-/// a snapshot in the log: it is never rewound and grows with every commit.
+/// no reader using it. Reports are read transactions of up to seconds, and
+/// with a few running back to back some reader always holds a snapshot in
+/// the log, each newer than the last: it is never rewound and grows with
+/// every commit (measured: ~800 MiB in a minute, tools/wal-growth).
 ///
-/// So once the log passes `restartBytes` the writer runs a RESTART
-/// checkpoint: it copies everything, then waits for the readers still in the
-/// log to finish (new readers, finding it fully copied, read the database
-/// file instead and do not hold it) so the next commit rewinds it. The wait
-/// holds ingest for at most `maxWaitMilliseconds`; past it the writer gives
-/// up and tries again later, backing off from `firstRetrySeconds` to
-/// `maxRetrySeconds` while reports keep outlasting it, so a report that runs
-/// long costs a larger log, never a stalled ingest. `journal_size_limit`
-/// (set on every connection) then truncates the rewound file, so its disk
-/// space comes back.
-///
-/// What bounds the log, then, is the longest read transaction: every report
-/// has a time limit (`ServerLimits.reportTimeLimitSeconds`), so the log holds
-/// at most `restartBytes` plus that many seconds of commits.
+/// Waiting for the readers inside a checkpoint does not work: a RESTART
+/// checkpoint holds the write lock while it waits, stalling ingest, and
+/// reports that start meanwhile pin the log again. So once the log passes
+/// `restartBytes` the writer closes the `ReadGate`: new reports wait, those
+/// reading finish (each has a time limit), ingest goes on. Every
+/// `pollSeconds` the writer checks; once no report is reading it runs a
+/// TRUNCATE checkpoint, which copies the log into the database file and
+/// empties it, and opens the gate. Reports wait at most as long as the
+/// longest one running, once per `restartBytes` of commits. A reader outside
+/// the gate (a long `uptake export`) can still outlast the hold: after
+/// `maxHoldSeconds` the gate opens anyway and the writer tries again
+/// `retryAfterGiveUpSeconds` later. `journal_size_limit` covers the ordinary
+/// rewinds of the automatic checkpoint, cutting the file back to 16 MiB.
 struct WALCheckpointSchedule {
-  /// Log size that triggers a restart: at a few thousand events a second
-  /// that is about a minute of commits, so the wait is paid rarely, and it
-  /// stays far below any disk a database of this size lives on.
+  /// Log size that starts a restart: at a few thousand events a second that
+  /// is tens of seconds of commits, so reports are held back rarely, and it
+  /// is small next to any disk a database this busy lives on.
   static let restartBytes = 64 << 20
-  /// How long the writer waits for readers to leave the log. Reports take
-  /// well under a second; one that is longer is not waited for.
-  static let maxWaitMilliseconds: Int32 = 1000
-  /// Pause after a restart that could not finish, doubling up to the
-  /// maximum while reports keep outlasting the wait: each attempt costs
-  /// ingest up to `maxWaitMilliseconds`.
-  static let firstRetrySeconds = 5.0
-  static let maxRetrySeconds = 60.0
+  /// How often the writer checks for the readers to be gone while holding.
+  static let pollSeconds = 0.1
+  /// Pause after a hold that did not lead to a restart.
+  static let retryAfterGiveUpSeconds = 60.0
 
-  private var lastAttempt = Date.distantPast
-  private var retrySeconds = firstRetrySeconds
-
-  /// True when the log at `walBytes` should be restarted now.
-  func isDue(walBytes: Int, now: Date) -> Bool {
-    walBytes > Self.restartBytes && now.timeIntervalSince(lastAttempt) >= retrySeconds
+  /// What the writer should do about the log now.
+  enum Step: Equatable {
+    case nothing
+    /// Close the gate to new reports, then try.
+    case holdReaders
+    /// The gate is closed; try to restart if no report is reading.
+    case tryRestart
+    /// Held too long: open the gate and retry later.
+    case giveUp
   }
 
-  mutating func attempted(at now: Date, restarted: Bool) {
-    lastAttempt = now
-    retrySeconds = restarted ? Self.firstRetrySeconds : min(Self.maxRetrySeconds, retrySeconds * 2)
+  /// Longest hold: a little over the reports' time limit, by when every
+  /// report inside the gate has ended.
+  let maxHoldSeconds: Double
+  private(set) var holdingSince: Date?
+  private var lastCheck = Date.distantPast
+  private var notBefore = Date.distantPast
+
+  init(maxHoldSeconds: Double) {
+    self.maxHoldSeconds = maxHoldSeconds
+  }
+
+  var isHoldingReaders: Bool { holdingSince != nil }
+
+  mutating func step(walBytes: Int, now: Date) -> Step {
+    if let since = holdingSince {
+      if now.timeIntervalSince(since) >= maxHoldSeconds {
+        holdingSince = nil
+        notBefore = now.addingTimeInterval(Self.retryAfterGiveUpSeconds)
+        return .giveUp
+      }
+      guard now.timeIntervalSince(lastCheck) >= Self.pollSeconds else { return .nothing }
+      lastCheck = now
+      return .tryRestart
+    }
+    guard walBytes > Self.restartBytes, now >= notBefore else { return .nothing }
+    holdingSince = now
+    lastCheck = now
+    return .holdReaders
+  }
+
+  /// The log was copied and emptied; the gate may open.
+  mutating func restarted() {
+    holdingSince = nil
   }
 }
