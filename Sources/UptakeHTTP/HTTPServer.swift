@@ -70,7 +70,11 @@ public final class HTTPServer: @unchecked Sendable {
         MHD_OptionItem(
           option: MHD_OPTION.SOCK_ADDR, value: 0,
           ptr_value: UnsafeMutableRawPointer(mutating: sockaddr)),
-        MHD_OptionItem(option: MHD_OPTION.THREAD_POOL_SIZE, value: limits.threads, ptr_value: nil),
+        // One thread is libmicrohttpd's own polling thread, not a pool of one
+        // (which it would refuse with a warning).
+        MHD_OptionItem(
+          option: MHD_OPTION.THREAD_POOL_SIZE, value: limits.threads > 1 ? limits.threads : 0,
+          ptr_value: nil),
         MHD_OptionItem(
           option: MHD_OPTION.CONNECTION_TIMEOUT, value: limits.connectionTimeoutSeconds,
           ptr_value: nil),
