@@ -2,6 +2,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <sys/socket.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <string.h>
 #include <microhttpd.h>
 
 /// MHD_start_daemon is variadic, which Swift cannot call. Every option goes
@@ -18,4 +21,24 @@ static inline uint16_t uptake_mhd_bound_port(struct MHD_Daemon *daemon) {
   const union MHD_DaemonInfo *info =
       MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
   return info == NULL ? 0 : info->port;
+}
+
+/// The client's address as text (IPv4 dotted or IPv6), written into `buffer`
+/// of `size` bytes (INET6_ADDRSTRLEN suffices); returns 0 when unknown.
+/// MHD_get_connection_info is variadic too, hence this wrapper.
+static inline int uptake_mhd_client_address(struct MHD_Connection *connection,
+                                            char *buffer, size_t size) {
+  const union MHD_ConnectionInfo *info =
+      MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+  if (info == NULL || info->client_addr == NULL || size == 0) return 0;
+  const struct sockaddr *address = info->client_addr;
+  const void *bytes;
+  if (address->sa_family == AF_INET) {
+    bytes = &((const struct sockaddr_in *)address)->sin_addr;
+  } else if (address->sa_family == AF_INET6) {
+    bytes = &((const struct sockaddr_in6 *)address)->sin6_addr;
+  } else {
+    return 0;
+  }
+  return inet_ntop(address->sa_family, bytes, buffer, (socklen_t)size) != NULL;
 }

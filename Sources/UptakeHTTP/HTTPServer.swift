@@ -1,6 +1,7 @@
 import CMicroHTTPD
 import Foundation
 import Synchronization
+import UptakeCore
 
 /// The libmicrohttpd adapter: turns its callbacks into `Request` values for
 /// the router and sends back `Response` values. Kept thin on purpose: every
@@ -24,19 +25,25 @@ public final class HTTPServer: @unchecked Sendable {
   private var daemon: OpaquePointer?
   private let inFlight = Atomic<Int>(0)
   private let shuttingDown = Atomic<Bool>(false)
-  /// Called once per finished request with its route label and status.
-  let onCompleted: (@Sendable (_ method: String, _ path: String, _ status: Int) -> Void)?
+  private let logger: Logger
+  private let keyLimiter: RateLimiter?
+  private let addressLimiter: RateLimiter?
+  /// Called once per finished request, from an event-loop thread.
+  let onCompleted: (@Sendable (CompletedRequest) -> Void)?
 
   /// The host and port actually bound, once started.
   public private(set) var boundHost = ""
   public private(set) var boundPort: UInt16 = 0
 
   public init(
-    router: Router, limits: ServerLimits = ServerLimits(),
-    onCompleted: (@Sendable (String, String, Int) -> Void)? = nil
+    router: Router, limits: ServerLimits = ServerLimits(), rateLimits: RateLimits = RateLimits(),
+    logger: Logger = Logger(), onCompleted: (@Sendable (CompletedRequest) -> Void)? = nil
   ) {
     self.router = router
     self.limits = limits
+    self.logger = logger
+    keyLimiter = rateLimits.perKey.map(RateLimiter.init(rate:))
+    addressLimiter = rateLimits.perAddress.map(RateLimiter.init(rate:))
     self.onCompleted = onCompleted
   }
 
@@ -57,10 +64,18 @@ public final class HTTPServer: @unchecked Sendable {
     if address.isIPv6 { flags |= UInt32(MHD_USE_IPv6.rawValue) }
     let started = address.withSockaddr { sockaddr -> OpaquePointer? in
       var options: [MHD_OptionItem] = [
+        // First, so that libmicrohttpd logs nothing through its own logger.
+        MHD_OptionItem(
+          option: MHD_OPTION.EXTERNAL_LOGGER,
+          value: unsafeBitCast(libraryLogCallback, to: Int.self), ptr_value: context),
         MHD_OptionItem(
           option: MHD_OPTION.SOCK_ADDR, value: 0,
           ptr_value: UnsafeMutableRawPointer(mutating: sockaddr)),
-        MHD_OptionItem(option: MHD_OPTION.THREAD_POOL_SIZE, value: limits.threads, ptr_value: nil),
+        // One thread is libmicrohttpd's own polling thread, not a pool of one
+        // (which it would refuse with a warning).
+        MHD_OptionItem(
+          option: MHD_OPTION.THREAD_POOL_SIZE, value: limits.threads > 1 ? limits.threads : 0,
+          ptr_value: nil),
         MHD_OptionItem(
           option: MHD_OPTION.CONNECTION_TIMEOUT, value: limits.connectionTimeoutSeconds,
           ptr_value: nil),
@@ -85,11 +100,21 @@ public final class HTTPServer: @unchecked Sendable {
     boundPort = uptake_mhd_bound_port(started)
   }
 
-  /// Stops accepting new connections; requests on open ones are answered
-  /// with 503 from now on, and those in flight finish.
-  public func quiesce() {
+  /// Answers every request that arrives from now on with 503 and
+  /// `Connection: close`; those in flight finish. Connections are still
+  /// accepted, so a client that connects now hears 503 rather than a reset.
+  public func refuseNewRequests() {
     shuttingDown.store(true, ordering: .releasing)
-    if let daemon { _ = MHD_quiesce_daemon(daemon) }
+  }
+
+  /// Stops accepting connections and closes the listening socket, so a
+  /// client that connects from now on is refused at once. Left open, the
+  /// socket would let the kernel complete handshakes and queue requests that
+  /// no one reads, and every one of them would be reset at exit.
+  public func stopListening() {
+    guard let daemon else { return }
+    let listener = MHD_quiesce_daemon(daemon)
+    if listener >= 0 { close(listener) }
   }
 
   /// True once `quiesce` was called; handlers may refuse new work.
@@ -137,7 +162,7 @@ public final class HTTPServer: @unchecked Sendable {
         method: method, path: url, query: Self.values(connection, MHD_ValueKind.GET_ARGUMENT_KIND),
         headers: Self.values(connection, MHD_ValueKind.HEADER_KIND))
       exchange.method = method
-      exchange.path = url
+      exchange.label = router.pattern(of: url)
       if isShuttingDown {
         return send(
           APIError.unavailable("shutting down", retryAfterSeconds: 5).response, connection, exchange
@@ -149,6 +174,9 @@ public final class HTTPServer: @unchecked Sendable {
       case .accept(let route, let request):
         if let length = head.contentLength, length > limits.maxBodyBytes {
           return send(Self.bodyTooLarge(limits).response, connection, exchange)
+        }
+        if let refusal = rateLimitRefusal(route, request, connection) {
+          return send(refusal.response, connection, exchange)
         }
         exchange.route = route
         exchange.request = request
@@ -209,12 +237,49 @@ public final class HTTPServer: @unchecked Sendable {
     }
   }
 
+  /// libmicrohttpd's own messages (a connection refused past a limit,
+  /// headers too large, a failed bind) as key=value lines like ours.
+  fileprivate func libraryMessage(_ message: String) {
+    logger.warning(
+      "libmicrohttpd", ["message": message.trimmingCharacters(in: .whitespacesAndNewlines)])
+  }
+
   fileprivate func completed(_ exchangeSlot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
     guard let slot = exchangeSlot?.pointee else { return }
     exchangeSlot?.pointee = nil
     let exchange = Unmanaged<Exchange>.fromOpaque(slot).takeRetainedValue()
     inFlight.wrappingSubtract(1, ordering: .relaxed)
-    onCompleted?(exchange.method, exchange.route.map { Self.label($0) } ?? "other", exchange.status)
+    onCompleted?(
+      CompletedRequest(
+        method: exchange.method, route: exchange.label ?? "other",
+        status: exchange.status,
+        seconds: Double(DispatchTime.now().uptimeNanoseconds &- exchange.startedNs) / 1e9))
+  }
+
+  /// 429 when the request's key or address is over its rate. Decided from
+  /// the head, before the body is read, so a limited client costs little;
+  /// routes without a key (probes, metrics) are never limited.
+  private func rateLimitRefusal(_ route: Route, _ request: Request, _ connection: OpaquePointer)
+    -> APIError?
+  {
+    guard route.access != .open else { return nil }
+    if let keyLimiter, let app = request.app,
+      let wait = keyLimiter.take("\(app.appNo)/\(route.access)")
+    {
+      return .rateLimited(retryAfterSeconds: wait)
+    }
+    if let addressLimiter, let address = Self.clientAddress(connection),
+      let wait = addressLimiter.take(address)
+    {
+      return .rateLimited(retryAfterSeconds: wait)
+    }
+    return nil
+  }
+
+  private static func clientAddress(_ connection: OpaquePointer) -> String? {
+    var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+    guard uptake_mhd_client_address(connection, &buffer, buffer.count) != 0 else { return nil }
+    return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
   }
 
   private func send(_ response: Response, _ connection: OpaquePointer, _ exchange: Exchange)
@@ -245,10 +310,6 @@ public final class HTTPServer: @unchecked Sendable {
     .payloadTooLarge("body over \(limits.maxBodyBytes) bytes")
   }
 
-  private static func label(_ route: Route) -> String {
-    route.segments.joined(separator: "/")
-  }
-
   /// Collects one kind of connection values (headers or query arguments).
   private static func values(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> [String: String]
   {
@@ -267,12 +328,25 @@ public final class HTTPServer: @unchecked Sendable {
   }
 }
 
+/// What the server tells its owner about each answered request: the route's
+/// pattern (never the path as sent, nor any header), the status, and the time
+/// from the head's arrival to the end of the response.
+public struct CompletedRequest: Sendable {
+  public let method: String
+  public let route: String
+  public let status: Int
+  public let seconds: Double
+}
+
 /// One request's state across libmicrohttpd's calls, kept in its `con_cls`
 /// and released in the completion callback.
 private final class Exchange: @unchecked Sendable {
   var method = ""
-  var path = ""
+  let startedNs = DispatchTime.now().uptimeNanoseconds
   var route: Route?
+  /// The matching route's pattern, for metrics and logs; nil for a path no
+  /// route matches. Refused requests (401, 413, 429) are labelled too.
+  var label: String?
   var request: Request?
   var body: [UInt8] = []
   /// Set when the request is refused part-way through its body; sent once
@@ -315,6 +389,14 @@ private let accessHandlerCallback: MHD_AccessHandlerCallback = {
   return server.access(
     connection, url: String(cString: url), method: String(cString: method), upload: upload,
     uploadSize: uploadSize, exchangeSlot: exchangeSlot)
+}
+
+private let libraryLogCallback: MHD_LogCallback = { context, format, arguments in
+  guard let context, let format, let arguments else { return }
+  var buffer = [CChar](repeating: 0, count: 1024)
+  _ = vsnprintf(&buffer, buffer.count, format, arguments)
+  Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().libraryMessage(
+    buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
 }
 
 private let requestCompletedCallback: MHD_RequestCompletedCallback = {

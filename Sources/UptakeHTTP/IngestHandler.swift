@@ -6,8 +6,6 @@ import UptakeStore
 /// then hand the accepted events to the batch writer and answer once they are
 /// committed. Events are counted into `IngestMetrics` as they are decided.
 struct IngestHandler: Sendable {
-  /// The contract's cap on a gzip body once decoded.
-  static let maxDecodedBodyBytes = 8 << 20
   /// Seconds a client should wait after a 503, long enough for a full queue
   /// to drain or a disk to be freed, short enough to keep data flowing.
   static let retryAfterSeconds = 2
@@ -16,6 +14,8 @@ struct IngestHandler: Sendable {
   let decoder: EventBatchDecoder
   let metrics: IngestMetrics
   let clock: @Sendable () -> Int64
+  /// The cap on a gzip body once decoded (`ServerLimits.maxDecodedBodyBytes`).
+  var maxDecodedBodyBytes = ServerLimits().maxDecodedBodyBytes
 
   var route: Route {
     Route("POST", "/v1/events", access: .ingestKey, admit: Self.admit) { request in
@@ -47,11 +47,11 @@ struct IngestHandler: Sendable {
       == "gzip"
     {
       do throws(GzipDecoder.Failure) {
-        body = try GzipDecoder.decode(body, maxOutputBytes: Self.maxDecodedBodyBytes)
+        body = try GzipDecoder.decode(body, maxOutputBytes: maxDecodedBodyBytes)
       } catch .tooLarge {
         return .respond(
           APIError.payloadTooLarge(
-            "body over \(Self.maxDecodedBodyBytes) bytes after gzip decoding"
+            "body over \(maxDecodedBodyBytes) bytes after gzip decoding"
           ).response)
       } catch {
         return .respond(APIError.badRequest("body is not valid gzip").response)

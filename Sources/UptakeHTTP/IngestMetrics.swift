@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import UptakeCore
 import UptakeStore
@@ -9,7 +10,19 @@ public final class IngestMetrics: Sendable {
     var duplicates = 0
     var rejectedByField: [String: Int] = [:]
     var requests: [RequestLabel: Int] = [:]
+    var commitFailures = 0
+    var batchEvents = Histogram(bounds: IngestMetrics.batchEventBounds)
+    var commitSeconds = Histogram(bounds: IngestMetrics.commitSecondsBounds)
   }
+
+  /// Events per transaction: one request's worth up to the writer's cap,
+  /// so the buckets show how far group commit is folding requests together.
+  static let batchEventBounds: [Double] = [1, 10, 100, 1000, 5000, 20000]
+  /// Commit latency: an fsync on an SSD is a millisecond or two, a busy disk
+  /// tens; a second or more means trouble.
+  static let commitSecondsBounds: [Double] = [
+    0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
+  ]
 
   struct RequestLabel: Hashable {
     let method: String
@@ -41,14 +54,56 @@ public final class IngestMetrics: Sendable {
     }
   }
 
-  func requestCompleted(method: String, route: String, status: Int) {
+  /// Counts a finished request and logs it: one line at debug level, and
+  /// always for a 500. The line names the route's pattern, never the path
+  /// as sent or a header, so no key can reach the log.
+  func requestCompleted(_ request: CompletedRequest, logger: Logger) {
     counts.withLock {
-      $0.requests[RequestLabel(method: method, route: route, status: status), default: 0] += 1
+      $0.requests[
+        RequestLabel(method: request.method, route: request.route, status: request.status),
+        default: 0] += 1
     }
+    let level: Logger.Level = request.status >= 500 && request.status != 503 ? .error : .debug
+    // Checked here too, so the busy path formats nothing it will not print.
+    guard level >= logger.minimumLevel else { return }
+    logger.log(
+      level, "request",
+      [
+        "method": request.method, "route": request.route, "status": String(request.status),
+        "ms": String(format: "%.1f", request.seconds * 1000),
+      ])
+  }
+
+  /// The batch writer's observer: commit sizes and latencies into the
+  /// histograms, failures counted and logged, recovery logged.
+  func writerObserver(logger: Logger) -> BatchWriter.Observer {
+    var observer = BatchWriter.Observer()
+    observer.committed = { [self] events, seconds in
+      counts.withLock { counts in
+        counts.batchEvents.observe(Double(events))
+        counts.commitSeconds.observe(seconds)
+      }
+    }
+    observer.failed = { [self] failure in
+      counts.withLock { $0.commitFailures += 1 }
+      switch failure {
+      case .unavailable(let message):
+        logger.error("commit failed; storage cannot take writes", ["error": message])
+      case .failed(let message):
+        logger.error("commit failed", ["error": message])
+      case .overloaded:
+        break
+      }
+    }
+    observer.maintenanceFailed = { message in
+      logger.error("upkeep failed; retrying", ["error": message])
+    }
+    observer.recovered = { logger.info("storage takes writes again") }
+    return observer
   }
 
   /// The Prometheus text exposition of every counter, plus the gauges given.
-  func exposition(queueDepth: Int, ready: Bool) -> String {
+  func exposition(queueDepth: Int, ready: Bool, walBytes: Int) -> String {
     let snapshot = counts.withLock { $0 }
     var text = ""
     text += "# HELP uptake_http_requests_total HTTP requests answered, by route and status.\n"
@@ -69,6 +124,16 @@ public final class IngestMetrics: Sendable {
     for (field, count) in snapshot.rejectedByField.sorted(by: { $0.key < $1.key }) {
       text += "uptake_events_rejected_total{field=\"\(field)\"} \(count)\n"
     }
+    text += "# HELP uptake_commit_failures_total Transactions of events that failed to commit.\n"
+    text += "# TYPE uptake_commit_failures_total counter\n"
+    text += "uptake_commit_failures_total \(snapshot.commitFailures)\n"
+    text += snapshot.batchEvents.exposition(
+      name: "uptake_commit_events", help: "Events per committed transaction.")
+    text += snapshot.commitSeconds.exposition(
+      name: "uptake_commit_seconds", help: "Time to store and commit one transaction.")
+    text += "# HELP uptake_wal_bytes Size of the SQLite write-ahead log file.\n"
+    text += "# TYPE uptake_wal_bytes gauge\n"
+    text += "uptake_wal_bytes \(walBytes)\n"
     text += "# HELP uptake_ingest_queue_events Events waiting for the batch writer.\n"
     text += "# TYPE uptake_ingest_queue_events gauge\n"
     text += "uptake_ingest_queue_events \(queueDepth)\n"

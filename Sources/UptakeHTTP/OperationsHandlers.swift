@@ -5,6 +5,8 @@ struct OperationsHandlers: Sendable {
   let writer: BatchWriter
   let metrics: IngestMetrics
   let isShuttingDown: @Sendable () -> Bool
+  /// The database file; its write-ahead log is this path plus `-wal`.
+  let databasePath: String
 
   var routes: [Route] {
     [
@@ -19,7 +21,9 @@ struct OperationsHandlers: Sendable {
       Route("GET", "/metrics", access: .open) { _ in
         .respond(
           .text(
-            metrics.exposition(queueDepth: writer.queueDepth, ready: writer.isAcceptingWrites),
+            metrics.exposition(
+              queueDepth: writer.queueDepth, ready: writer.isAcceptingWrites,
+              walBytes: Database.walBytes(ofDatabaseAt: databasePath)),
             contentType: "text/plain; version=0.0.4; charset=utf-8"))
       },
     ]

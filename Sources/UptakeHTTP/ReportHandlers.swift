@@ -7,6 +7,10 @@ struct ReportHandlers: Sendable {
   let pool: ConnectionPool
   let clock: @Sendable () -> Int64
   let workers: ReportWorkers
+  /// Failures that become 500 are logged here, with SQLite's message.
+  var logger = Logger()
+  /// A report still reading after this is stopped and answered 503.
+  var timeLimitSeconds = ServerLimits().reportTimeLimitSeconds
 
   var routes: [Route] {
     [
@@ -194,13 +198,27 @@ struct ReportHandlers: Sendable {
     }
     do {
       return try pool.withConnection { (database) throws(StoreError) -> Response in
-        try body(parameters, app, database)
+        try database.withTimeLimit(seconds: timeLimitSeconds) { () throws(StoreError) in
+          try body(parameters, app, database)
+        }
       }
     } catch {
+      if error.isInterrupted {
+        return APIError.unavailable(
+          "report ran past its \(Self.format(timeLimitSeconds)) s time limit; ask for a shorter range",
+          retryAfterSeconds: 5
+        ).response
+      }
       if error.isUnavailable {
         return APIError.unavailable("storage busy", retryAfterSeconds: 1).response
       }
+      logger.error("report failed", ["path": request.head.path, "error": error.description])
       return APIError.internalError.response
     }
+  }
+
+  /// Seconds as a person writes them: 30, 0.5.
+  private static func format(_ seconds: Double) -> String {
+    seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
   }
 }

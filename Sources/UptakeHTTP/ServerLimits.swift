@@ -1,24 +1,38 @@
 /// The HTTP server's limits: each a named number with the reason for it.
 public struct ServerLimits: Sendable {
-  /// The contract's cap on a request body as sent.
+  /// The contract's cap on a request body as sent. Checked against
+  /// Content-Length before the body is read, and again as a chunked body
+  /// arrives, so no more than this is ever held for one request.
   public var maxBodyBytes = 1 << 20
+  /// The contract's cap on a gzip body once decoded. Inflation stops at this
+  /// many bytes (plus one 64 KiB step), so a bomb costs at most this much.
+  public var maxDecodedBodyBytes = 8 << 20
   /// Idle connections are closed after this many seconds. libmicrohttpd's
   /// default is never, which lets a client that stops mid-request hold a
   /// connection forever; 30 s is longer than any mobile retry waits for an
   /// answer.
   public var connectionTimeoutSeconds = 30
-  /// Connections open at once. Each costs one descriptor and at most
-  /// `connectionMemoryBytes`; 8192 stays inside a 64 MiB budget.
+  /// Connections open at once. Each costs one descriptor and a memory pool
+  /// of `connectionMemoryBytes`, mapped lazily so an idle one touches a page
+  /// or two: 8192 bounds the worst case near 256 MiB and is far above what
+  /// two event-loop threads need to keep busy.
   public var connectionLimit = 8192
   /// Connections from one address at once; 0 means no limit. Off by default
   /// because many phones share one carrier NAT address.
   public var perIPConnectionLimit = 0
   /// Memory for one connection's headers and buffers. Bodies are copied out
   /// as they arrive, so this only bounds headers: 32 KiB holds any real
-  /// client's and refuses absurd ones.
+  /// client's and refuses absurd ones (libmicrohttpd answers 431 or closes).
   public var connectionMemoryBytes = 32 * 1024
-  /// Event-loop threads. Two per core: one epoll thread collapsed under a
-  /// few hundred keep-alive connections, a small pool held them.
+  /// Seconds one report may read. A report's read transaction pins the
+  /// write-ahead log, which cannot be rewound until it ends, so this bounds
+  /// the log at about this many seconds of writes (WALCheckpointSchedule).
+  /// The heaviest report over 90 days of 10M events takes a few seconds on
+  /// one core; 30 s leaves room for a busy machine and refuses runaways.
+  public var reportTimeLimitSeconds = 30.0
+  /// Event-loop threads. One epoll thread collapsed to under 100 requests/s
+  /// at 256 keep-alive connections; a pool of two held ~75k, and slow
+  /// reports run on worker threads, so two per machine is enough.
   public var threads = 2
 
   public init() {}

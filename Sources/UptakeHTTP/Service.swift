@@ -11,11 +11,13 @@ public final class Service: @unchecked Sendable {
     public var serverLimits = ServerLimits()
     public var writerLimits = BatchWriter.Limits()
     public var ingestLimits = IngestLimits()
+    public var rateLimits = RateLimits()
+    /// A cap on the database file's size; writes past it are refused with
+    /// 503 as on a full disk. Nil: only the disk limits it.
+    public var maxDatabaseBytes: Int64?
     /// Read connections for reports: one per server thread keeps reports
     /// from waiting on each other.
     public var readConnections = 4
-    /// Where the parts that run on their own (the configuration poller) log.
-    public var logger = Logger()
 
     public init() {}
   }
@@ -33,38 +35,49 @@ public final class Service: @unchecked Sendable {
   private let configPollerDone = DispatchSemaphore(value: 0)
 
   /// Opens (creating and migrating) the database and builds every part.
-  public init(configuration: Configuration) throws {
+  public init(configuration: Configuration, logger: Logger = Logger()) throws {
     self.configuration = configuration
     let path = configuration.databasePath
     let writeConnection = try Database(path: path)
     try Migrator.migrate(writeConnection)
+    if let bytes = configuration.maxDatabaseBytes { try writeConnection.limitSize(toBytes: bytes) }
     createdDefaultApp = try AppRegistry.addDefaultIfEmpty(
       in: writeConnection, nowMs: WallClock.nowMs())
     let keys = try KeyDirectory(database: try Database(path: path, create: false))
     updateConfigurations = try UpdateConfigDirectory(
-      database: try Database(path: path, create: false), logger: configuration.logger,
+      database: try Database(path: path, create: false), logger: logger,
       compile: CheckAnswers.compile)
-    let pool = try ConnectionPool(path: path, size: configuration.readConnections)
-    writer = BatchWriter(database: writeConnection, limits: configuration.writerLimits)
+    let readGate = ReadGate()
+    let pool = try ConnectionPool(
+      path: path, size: configuration.readConnections, gate: readGate)
+    var writerLimits = configuration.writerLimits
+    writerLimits.maxReadHoldSeconds = configuration.serverLimits.reportTimeLimitSeconds + 5
+    writer = BatchWriter(
+      database: writeConnection, limits: writerLimits, readGate: readGate,
+      observer: metrics.writerObserver(logger: logger))
 
     let clock: @Sendable () -> Int64 = { WallClock.nowMs() }
     let ingest = IngestHandler(
       writer: writer, decoder: EventBatchDecoder(limits: configuration.ingestLimits),
-      metrics: metrics, clock: clock)
+      metrics: metrics, clock: clock,
+      maxDecodedBodyBytes: configuration.serverLimits.maxDecodedBodyBytes)
     let reports = ReportHandlers(
       pool: pool, clock: clock,
-      workers: ReportWorkers(concurrency: configuration.readConnections))
+      workers: ReportWorkers(concurrency: configuration.readConnections), logger: logger,
+      timeLimitSeconds: configuration.serverLimits.reportTimeLimitSeconds)
     let serverBox = ServerBox()
     let operations = OperationsHandlers(
       writer: writer, metrics: metrics,
-      isShuttingDown: { serverBox.server?.isShuttingDown ?? false })
+      isShuttingDown: { serverBox.server?.isShuttingDown ?? false }, databasePath: path)
     let checks = CheckHandlers(configurations: updateConfigurations)
     let router = Router(
       routes: [ingest.route] + checks.routes + reports.routes + operations.routes, keys: keys)
     let metrics = self.metrics
-    server = HTTPServer(router: router, limits: configuration.serverLimits) {
-      method, route, status in
-      metrics.requestCompleted(method: method, route: route, status: status)
+    server = HTTPServer(
+      router: router, limits: configuration.serverLimits, rateLimits: configuration.rateLimits,
+      logger: logger
+    ) { request in
+      metrics.requestCompleted(request, logger: logger)
     }
     serverBox.server = server
   }
@@ -91,11 +104,16 @@ public final class Service: @unchecked Sendable {
     return thread
   }
 
-  /// The orderly stop, in reverse order of start: stop accepting, answer what
-  /// is in flight, then let the writer commit the last batches and exit.
+  /// The orderly stop, in reverse order of start: answer new requests with
+  /// 503 while those in flight finish, stop listening, then let the writer
+  /// commit the last batches and exit.
   public func shutdown(drainSeconds: Double = 10) {
-    server.quiesce()
+    server.refuseNewRequests()
     server.drain(timeoutSeconds: drainSeconds)
+    server.stopListening()
+    // Connections accepted in the instant before the socket closed still get
+    // their 503.
+    server.drain(timeoutSeconds: 1, quietSeconds: 0.1)
     server.stop()
     writer.stop()
     writerDone.wait()

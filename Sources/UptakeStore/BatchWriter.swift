@@ -28,6 +28,26 @@ public final class BatchWriter: @unchecked Sendable {
     /// Events in one transaction at most, so one commit (and the wait of the
     /// requests in it) stays in the tens of milliseconds.
     public var maxEventsPerTransaction = 20_000
+    /// Longest the writer holds new reports back to rewind the log
+    /// (`WALCheckpointSchedule`): a little over the reports' time limit, by
+    /// when every report that was reading has ended.
+    public var maxReadHoldSeconds = 35.0
+
+    public init() {}
+  }
+
+  /// What the writer reports as it works, for metrics and logs; called on
+  /// the writer thread, so each must return quickly.
+  public struct Observer: Sendable {
+    /// A transaction of `events` events committed in `seconds`.
+    public var committed: @Sendable (_ events: Int, _ seconds: Double) -> Void = { _, _ in }
+    /// A commit failed; every request in it was answered with the failure.
+    public var failed: @Sendable (IngestFailure) -> Void = { _ in }
+    /// Upkeep (folding, merging the duplicate index) failed after working;
+    /// it is retried every `maintenanceRetrySeconds` without another call.
+    public var maintenanceFailed: @Sendable (String) -> Void = { _ in }
+    /// Storage takes writes again after a failure.
+    public var recovered: @Sendable () -> Void = {}
 
     public init() {}
   }
@@ -39,6 +59,7 @@ public final class BatchWriter: @unchecked Sendable {
 
   private let inserter: EventInserter
   private let limits: Limits
+  private let observer: Observer
   private let condition = NSCondition()
   // Guarded by `condition`:
   private var queue: [Job] = []
@@ -49,16 +70,33 @@ public final class BatchWriter: @unchecked Sendable {
   /// Only the writer thread touches these two.
   private var maintenanceFailed = false
   private var foldSchedule = FoldSchedule()
+  private var checkpointSchedule: WALCheckpointSchedule
+  private let readGate: ReadGate
   /// Seconds between attempts of upkeep that failed (a full disk, say).
   static let maintenanceRetrySeconds = 1.0
+  /// After a failed commit, the writer probes storage with a small write
+  /// after this pause, doubling up to `maxProbeSeconds`: /readyz turns 200
+  /// again soon after space returns even if no client sends anything, and a
+  /// disk that stays full costs one small transaction every few seconds.
+  static let firstProbeSeconds = 0.25
+  static let maxProbeSeconds = 4.0
+  /// Only the writer thread touches this.
+  private var probePause = firstProbeSeconds
   /// Seconds without batches after which the writer counts as idle and folds
   /// stored events into the report aggregates.
   static let idleSeconds = 0.2
 
   /// Takes the connection that will be used only by the writer thread.
-  public init(database: Database, limits: Limits = Limits()) {
+  /// `readGate` is the one the report connections pass through.
+  public init(
+    database: Database, limits: Limits = Limits(), readGate: ReadGate = ReadGate(),
+    observer: Observer = Observer()
+  ) {
     self.inserter = EventInserter(database: database)
     self.limits = limits
+    self.readGate = readGate
+    self.observer = observer
+    checkpointSchedule = WALCheckpointSchedule(maxHoldSeconds: limits.maxReadHoldSeconds)
   }
 
   /// Queues a batch. Returns false, without calling `completion`, when the
@@ -83,6 +121,12 @@ public final class BatchWriter: @unchecked Sendable {
     return !stopping && !lastCommitFailed
   }
 
+  private var commitFailed: Bool {
+    condition.lock()
+    defer { condition.unlock() }
+    return lastCommitFailed
+  }
+
   /// Events waiting for the writer.
   public var queueDepth: Int {
     condition.lock()
@@ -95,6 +139,10 @@ public final class BatchWriter: @unchecked Sendable {
   public func run() {
     while let jobs = nextJobs() {
       if !jobs.isEmpty { commit(jobs) }
+      if jobs.isEmpty && commitFailed {
+        probeStorage()
+        continue
+      }
       // An empty array means the writer waited idle: fold freely. While
       // batches keep coming, fold on a duty cycle, so reports never lag far
       // behind a steady stream yet folding takes at most a fifth of the
@@ -109,11 +157,14 @@ public final class BatchWriter: @unchecked Sendable {
           try inserter.performMaintenanceStep(mayFold: mayFold, busy: !idle)
           maintenanceFailed = false
         } catch {
+          if !maintenanceFailed { observer.maintenanceFailed(error.description) }
           maintenanceFailed = true
         }
         foldSchedule.stepFinished(started: started, now: Date())
       }
+      restartLogIfDue()
     }
+    readGate.open()
     // Everything acknowledged is committed; folding the WAL into the main
     // file now leaves one self-contained file behind. Best effort: the WAL
     // is just as durable if this fails.
@@ -134,14 +185,22 @@ public final class BatchWriter: @unchecked Sendable {
   }
 
   /// Waits for work; nil when stopping with nothing left. An empty array
-  /// means no batch is waiting but a maintenance step is due: at once for
-  /// the duplicate index's merge, after `idleSeconds` without batches for a
-  /// fold, or a second after a step that failed.
+  /// means no batch is waiting but a probe or a maintenance step is due: a
+  /// probe of storage `probePause` after a failed commit; a look at the
+  /// readers every `WALCheckpointSchedule.pollSeconds` while holding them; the duplicate
+  /// index's merge at once; a fold after `idleSeconds` without batches; a
+  /// second after a step that failed.
   private func nextJobs() -> [Job]? {
     condition.lock()
     defer { condition.unlock() }
     while queue.isEmpty {
       if stopping { return nil }
+      if lastCommitFailed || checkpointSchedule.isHoldingReaders {
+        let pause =
+          lastCommitFailed ? probePause : WALCheckpointSchedule.pollSeconds
+        if !condition.wait(until: Date().addingTimeInterval(pause)) { return [] }
+        continue
+      }
       guard inserter.needsMaintenance(mayFold: true) else {
         condition.wait()
         continue
@@ -165,6 +224,7 @@ public final class BatchWriter: @unchecked Sendable {
   }
 
   private func commit(_ jobs: [Job]) {
+    let started = DispatchTime.now().uptimeNanoseconds
     let result: Result<[InsertOutcome], IngestFailure>
     do {
       result = .success(try inserter.insert(jobs.map(\.batch)))
@@ -172,15 +232,60 @@ public final class BatchWriter: @unchecked Sendable {
       result = .failure(
         error.isUnavailable ? .unavailable(error.description) : .failed(error.description))
     }
-    condition.lock()
-    if case .success = result { lastCommitFailed = false } else { lastCommitFailed = true }
-    condition.unlock()
     switch result {
     case .success(let outcomes):
+      observer.committed(
+        jobs.reduce(0) { $0 + $1.batch.events.count },
+        Double(DispatchTime.now().uptimeNanoseconds &- started) / 1e9)
+      setCommitFailed(false)
       for (job, outcome) in zip(jobs, outcomes) { job.completion(.success(outcome)) }
     case .failure(let failure):
+      observer.failed(failure)
+      setCommitFailed(true)
       for job in jobs { job.completion(.failure(failure)) }
     }
+  }
+
+  /// Rewinds a write-ahead log that readers have kept growing; see
+  /// `WALCheckpointSchedule` for why and when. Best effort: a log that stays
+  /// long costs disk space and read speed, never correctness.
+  private func restartLogIfDue() {
+    switch checkpointSchedule.step(walBytes: inserter.walBytes, now: Date()) {
+    case .nothing:
+      return
+    case .giveUp:
+      readGate.open()
+      return
+    case .holdReaders:
+      readGate.close()
+    case .tryRestart:
+      break
+    }
+    guard readGate.activeReaders == 0 else { return }
+    if (try? inserter.emptyWriteAheadLog()) == true {
+      checkpointSchedule.restarted()
+      readGate.open()
+    }
+  }
+
+  /// Tries a small write after a failed commit; on success storage counts as
+  /// taking writes again, else the next probe waits twice as long.
+  private func probeStorage() {
+    do {
+      try inserter.probeWritableSpace()
+      setCommitFailed(false)
+    } catch {
+      probePause = min(Self.maxProbeSeconds, probePause * 2)
+    }
+  }
+
+  private func setCommitFailed(_ failed: Bool) {
+    condition.lock()
+    let wasFailed = lastCommitFailed
+    lastCommitFailed = failed
+    condition.unlock()
+    if failed && !wasFailed { probePause = Self.firstProbeSeconds }
+    if wasFailed && !failed { observer.recovered() }
   }
 }
 

@@ -5,9 +5,12 @@ import Foundation
 public final class ConnectionPool: @unchecked Sendable {
   private let condition = NSCondition()
   private var idle: [Database]
+  private let gate: ReadGate
 
-  /// Opens `size` connections to the file at `path`.
-  public init(path: String, size: Int) throws(StoreError) {
+  /// Opens `size` connections to the file at `path`. Every use passes
+  /// through `gate`, which the batch writer closes to rewind the log.
+  public init(path: String, size: Int, gate: ReadGate = ReadGate()) throws(StoreError) {
+    self.gate = gate
     var connections: [Database] = []
     for _ in 0..<max(1, size) {
       connections.append(try Database(path: path, create: false))
@@ -18,6 +21,8 @@ public final class ConnectionPool: @unchecked Sendable {
   /// Runs `body` with a connection of its own, waiting for one if all are busy.
   public func withConnection<T>(_ body: (Database) throws(StoreError) -> T) throws(StoreError) -> T
   {
+    gate.enter()
+    defer { gate.leave() }
     condition.lock()
     while idle.isEmpty { condition.wait() }
     let database = idle.removeLast()

@@ -35,11 +35,14 @@ public final class Database {
     sqlite3_close_v2(handle)
   }
 
+  /// How long a connection waits for another's lock before SQLITE_BUSY.
+  static let busyTimeoutMilliseconds: Int32 = 5000
+
   private func configure() throws(StoreError) {
     // A writer holding the lock (the daemon's batch writer, an import) blocks
     // others only for one transaction; waiting 5 s rides that out instead of
     // failing a CLI command or a report with SQLITE_BUSY.
-    try check(sqlite3_busy_timeout(handle, 5000), sql: nil)
+    try check(sqlite3_busy_timeout(handle, Self.busyTimeoutMilliseconds), sql: nil)
     try check(SQLFunctions.register(handle), sql: nil)
     // WAL lets reports read while the writer commits, and turns each commit
     // into one sequential append. The mode is stored in the file, so only the
@@ -58,6 +61,35 @@ public final class Database {
     try execute("PRAGMA cache_size = -32768")
     // Sorting and temporary B-trees of reports stay in memory.
     try execute("PRAGMA temp_store = MEMORY")
+    // When the log is rewound, cut the file back to 16 MiB: a burst that grew
+    // it (see WALCheckpointSchedule) should not keep its disk space forever.
+    try execute("PRAGMA journal_size_limit = \(Self.walSizeLimitBytes)")
+  }
+
+  /// The size the write-ahead log file is cut back to when it is rewound.
+  static let walSizeLimitBytes = 16 << 20
+
+  /// The size of this database's write-ahead log file; 0 when there is none.
+  public var walBytes: Int { Self.walBytes(ofDatabaseAt: path) }
+
+  /// The size of the write-ahead log of the database file at `path`; 0 when
+  /// there is none (after a clean stop, or before the first write).
+  public static func walBytes(ofDatabaseAt path: String) -> Int {
+    var status = stat()
+    guard stat(path + "-wal", &status) == 0 else { return 0 }
+    return Int(status.st_size)
+  }
+
+  /// Copies the whole log into the database file and empties it, without
+  /// waiting: returns false at once when a reader still uses the log (the
+  /// pages it could copy are copied anyway).
+  public func emptyWriteAheadLog() throws(StoreError) -> Bool {
+    try check(sqlite3_busy_timeout(handle, 0), sql: nil)
+    defer { sqlite3_busy_timeout(handle, Self.busyTimeoutMilliseconds) }
+    let code = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil)
+    if code & 0xFF == SQLITE_BUSY { return false }
+    try check(code, sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+    return true
   }
 
   /// Switches a new file to WAL. The switch needs an exclusive lock and
@@ -82,6 +114,40 @@ public final class Database {
     let statement = try Statement(database: self, sql: "PRAGMA journal_mode")
     guard try statement.step() else { return "" }
     return statement.string(0)
+  }
+
+  /// Caps this connection's writes at a file of `bytes` (whole pages): past
+  /// it a write fails with SQLITE_FULL, exactly as on a full disk. SQLite
+  /// never sets the cap below the current size, so a file that is already
+  /// larger takes no more growth but can still reuse its free pages.
+  public func limitSize(toBytes bytes: Int64) throws(StoreError) {
+    let pageSize = try scalarInt("PRAGMA page_size") ?? 4096
+    try execute("PRAGMA max_page_count = \(max(1, bytes / pageSize))")
+  }
+
+  /// Runs `body` with a time limit: once `seconds` have passed, the statement
+  /// running fails with SQLITE_INTERRUPT. Reports use it, because a read
+  /// transaction holds its snapshot in the write-ahead log, and the log can
+  /// only be rewound once the longest of them ends (WALCheckpointSchedule).
+  public func withTimeLimit<T>(seconds: Double, _ body: () throws(StoreError) -> T)
+    throws(StoreError) -> T
+  {
+    let deadline = Deadline(
+      uptimeNs: DispatchTime.now().uptimeNanoseconds &+ UInt64(max(0, seconds) * 1e9))
+    let context = Unmanaged.passRetained(deadline)
+    // Checked every 1000 virtual-machine steps, a few microseconds apart.
+    sqlite3_progress_handler(
+      handle, 1000,
+      { context in
+        guard let context else { return 0 }
+        let deadline = Unmanaged<Deadline>.fromOpaque(context).takeUnretainedValue()
+        return DispatchTime.now().uptimeNanoseconds >= deadline.uptimeNs ? 1 : 0
+      }, context.toOpaque())
+    defer {
+      sqlite3_progress_handler(handle, 0, nil, nil)
+      context.release()
+    }
+    return try body()
   }
 
   /// Runs SQL that returns no rows (may hold several statements).
@@ -171,5 +237,14 @@ public final class Database {
     guard code == SQLITE_OK || code == SQLITE_DONE || code == SQLITE_ROW else {
       throw .sqlite(code: code, message: String(cString: sqlite3_errmsg(handle)), sql: sql)
     }
+  }
+}
+
+/// The moment a time-limited body must end, for SQLite's progress handler.
+private final class Deadline {
+  let uptimeNs: UInt64
+
+  init(uptimeNs: UInt64) {
+    self.uptimeNs = uptimeNs
   }
 }

@@ -103,6 +103,34 @@ public final class EventInserter {
     return folded
   }
 
+  /// Bytes the storage probe writes: enough pages that a full disk or a
+  /// database at its `--max-db-size` refuses it, little enough to cost
+  /// nothing while storage is healthy.
+  static let probeBytes = 64 * 1024
+
+  /// Commits a small write that needs new space, to learn whether storage
+  /// takes writes again after a failed commit. The probe table is created and
+  /// filled in one transaction, and dropped in a second, so the file keeps
+  /// the pages as free space for the next batch and the schema keeps nothing.
+  public func probeWritableSpace() throws(StoreError) {
+    try database.write { () throws(StoreError) in
+      try database.execute("CREATE TABLE IF NOT EXISTS uptake_space_probe (filler BLOB)")
+      try database.execute(
+        "INSERT INTO uptake_space_probe (filler) VALUES (zeroblob(\(Self.probeBytes)))")
+    }
+    try database.write { () throws(StoreError) in
+      try database.execute("DROP TABLE uptake_space_probe")
+    }
+  }
+
+  /// The write connection's log size, for `WALCheckpointSchedule`.
+  var walBytes: Int { database.walBytes }
+
+  /// See `Database.emptyWriteAheadLog`.
+  func emptyWriteAheadLog() throws(StoreError) -> Bool {
+    try database.emptyWriteAheadLog()
+  }
+
   /// Copies the WAL into the database file and truncates it.
   public func checkpoint() throws(StoreError) {
     try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -12,7 +12,7 @@ public final class KeyDirectory: Sendable {
   static let refreshIntervalNs: UInt64 = 1_000_000_000
 
   private struct State {
-    var keys: [[UInt8]: (app: AppRecord, kind: KeyKind)] = [:]
+    var keys: [KeyDigest: (app: AppRecord, kind: KeyKind)] = [:]
     var dataVersion: Int64 = -1
     var lastCheckNs: UInt64 = 0
   }
@@ -28,7 +28,7 @@ public final class KeyDirectory: Sendable {
 
   /// The app and kind of `token`, or nil for an unknown key.
   public func resolve(_ token: String) -> (app: AppRecord, kind: KeyKind)? {
-    let hash = KeyToken.hash(token)
+    let hash = KeyDigest(KeyToken.hash(token))
     let now = DispatchTime.now().uptimeNanoseconds
     let (found, isStale) = state.withLock { state in
       (state.keys[hash], now &- state.lastCheckNs > Self.refreshIntervalNs)
@@ -49,14 +49,36 @@ public final class KeyDirectory: Sendable {
         return state.dataVersion == version
       }
       if unchanged && !force { return }
-      var keys: [[UInt8]: (app: AppRecord, kind: KeyKind)] = [:]
+      var keys: [KeyDigest: (app: AppRecord, kind: KeyKind)] = [:]
       for entry in try AppRegistry.keyHashes(in: database) {
-        keys[entry.hash] = (entry.app, entry.kind)
+        keys[KeyDigest(entry.hash)] = (entry.app, entry.kind)
       }
       state.withLock { state in
         state.keys = keys
         state.dataVersion = version
       }
     }
+  }
+}
+
+/// A stored key's SHA-256, as a dictionary key whose equality runs in
+/// constant time. A lookup compares the presented key's digest with the
+/// stored digests in its bucket; an ordinary byte comparison stops at the
+/// first difference, and its timing would tell how much of a stored digest
+/// a guess matched. The hash that picks the bucket is Swift's, seeded at
+/// random per process, so it tells an observer nothing either.
+struct KeyDigest: Hashable, Sendable {
+  let bytes: [UInt8]
+
+  init(_ bytes: [UInt8]) {
+    self.bytes = bytes
+  }
+
+  static func == (lhs: KeyDigest, rhs: KeyDigest) -> Bool {
+    KeyToken.constantTimeEquals(lhs.bytes, rhs.bytes)
+  }
+
+  func hash(into hasher: inout Hasher) {
+    hasher.combine(bytes)
   }
 }

@@ -21,6 +21,9 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     }
   }
 
+  /// True when a time limit stopped the statement (`Database.withTimeLimit`).
+  public var isInterrupted: Bool { sqliteCode == SQLITE_INTERRUPT }
+
   /// The primary SQLite result code, when this is a SQLite failure.
   public var sqliteCode: Int32? {
     if case .sqlite(let code, _, _) = self { return code & 0xFF }

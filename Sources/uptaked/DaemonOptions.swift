@@ -19,9 +19,26 @@ struct DaemonOptions {
       --max-connections N  connections open at once (default 8192)
       --max-connections-per-ip N
                            connections from one address (default 0: no limit)
+      --connection-memory-bytes N
+                           memory for one connection's headers (default 32768)
+      --max-body-bytes N   request body as sent (default 1048576, the contract's)
+      --max-decoded-body-bytes N
+                           gzip body once inflated (default 8388608)
+      --max-event-bytes N  one event's JSON text (default 32768)
+      --max-json-depth N   nesting of arrays and objects in a body (default 32)
       --max-queued-events N
                            events waiting for the writer before ingest answers
                            503 (default 100000)
+      --rate-limit-per-key RATE[:BURST]
+                           requests per second per app key, answering 429
+                           beyond it; burst defaults to 2 x RATE (default off)
+      --rate-limit-per-ip RATE[:BURST]
+                           the same per client address (default off)
+      --report-timeout SECONDS
+                           stop a report still reading after this and answer
+                           503 (default 30)
+      --max-db-size MIB    refuse writes (503, /readyz 503) before the database
+                           file grows past this (default: no cap)
       --log-level LEVEL    debug, info, warning or error (default info)
       -h, --help           show this help
     """
@@ -55,6 +72,13 @@ struct DaemonOptions {
       }
       return number
     }
+    func rate(_ flag: String) throws(UsageError) -> RateLimiter.Rate {
+      let text = try value(flag)
+      guard let rate = RateLimiter.Rate(text) else {
+        throw UsageError(message: "\(flag) needs RATE or RATE:BURST, not \"\(text)\"")
+      }
+      return rate
+    }
     while let argument = remaining.popFirst() {
       switch argument {
       case "-h", "--help": return nil
@@ -67,6 +91,28 @@ struct DaemonOptions {
         options.configuration.serverLimits.connectionLimit = try number(argument)
       case "--max-connections-per-ip":
         options.configuration.serverLimits.perIPConnectionLimit = try number(argument)
+      case "--connection-memory-bytes":
+        options.configuration.serverLimits.connectionMemoryBytes = try number(argument)
+      case "--max-body-bytes":
+        options.configuration.serverLimits.maxBodyBytes = try number(argument)
+      case "--max-decoded-body-bytes":
+        options.configuration.serverLimits.maxDecodedBodyBytes = try number(argument)
+      case "--max-event-bytes":
+        options.configuration.ingestLimits.maxEventBytes = try number(argument)
+      case "--max-json-depth":
+        options.configuration.ingestLimits.maxDepth = max(2, try number(argument))
+      case "--rate-limit-per-key":
+        options.configuration.rateLimits.perKey = try rate(argument)
+      case "--rate-limit-per-ip":
+        options.configuration.rateLimits.perAddress = try rate(argument)
+      case "--report-timeout":
+        let text = try value(argument)
+        guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
+          throw UsageError(message: "--report-timeout needs a number of seconds, not \"\(text)\"")
+        }
+        options.configuration.serverLimits.reportTimeLimitSeconds = seconds
+      case "--max-db-size":
+        options.configuration.maxDatabaseBytes = Int64(max(1, try number(argument))) << 20
       case "--max-queued-events":
         options.configuration.writerLimits.maxQueuedEvents = max(1, try number(argument))
       case "--log-level":

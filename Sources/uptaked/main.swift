@@ -46,13 +46,11 @@ if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &descriptorLimit) == 0
   setrlimit(Int32(RLIMIT_NOFILE.rawValue), &descriptorLimit)
 }
 
-var configuration = options.configuration
-configuration.logger = logger
 let service: Service
 do {
-  service = try Service(configuration: configuration)
+  service = try Service(configuration: options.configuration, logger: logger)
 } catch {
-  fail("cannot open database \(configuration.databasePath): \(error)", code: 66)
+  fail("cannot open database \(options.configuration.databasePath): \(error)", code: 66)
 }
 do {
   try service.start()

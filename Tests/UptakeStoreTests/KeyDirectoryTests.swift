@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 import UptakeCore
-import UptakeStore
+
+@testable import UptakeStore
 
 @Suite("KeyDirectory: which app and kind a key names")
 struct KeyDirectoryTests {
@@ -69,5 +70,22 @@ struct KeyDirectoryTests {
     Thread.sleep(forTimeInterval: 1.1)
     #expect(directory.resolve(shop.ingestKey) == nil)
     #expect(directory.resolve(shop.readKey)?.kind == .read)
+  }
+
+  @Test("digests compare by every byte: one differing in the first or last byte is another key")
+  func digestEquality() {
+    let digest = KeyToken.hash("upi_example")
+    var lastDiffers = digest
+    lastDiffers[31] ^= 1
+    var firstDiffers = digest
+    firstDiffers[0] ^= 0x80
+    let keys = [KeyDigest(digest): "found"]
+
+    #expect(KeyDigest(digest) == KeyDigest(KeyToken.hash("upi_example")))
+    #expect(KeyDigest(digest) != KeyDigest(lastDiffers))
+    #expect(KeyDigest(digest) != KeyDigest(firstDiffers))
+    #expect(KeyDigest(digest) != KeyDigest(Array(digest.prefix(16))))
+    #expect(keys[KeyDigest(digest)] == "found")
+    #expect(keys[KeyDigest(lastDiffers)] == nil)
   }
 }

@@ -67,8 +67,21 @@ struct CommandResult {
 
 /// Runs the real `uptake` CLI with `arguments` and waits for it.
 func uptake(_ arguments: [String]) throws -> CommandResult {
+  try run(Binaries.path("uptake"), arguments)
+}
+
+/// Runs the `sqlite3` shell on the database at `path`, with a busy timeout
+/// so it waits for the daemon's writer, and returns what it printed.
+func sqlite3(_ path: String, _ sql: String) throws -> String {
+  let result = try run("/usr/bin/sqlite3", ["-cmd", ".timeout 10000", path, sql])
+  try #require(result.status == 0, "sqlite3 failed: \(result.standardError)")
+  return result.standardOutput
+}
+
+/// Runs `executable` with `arguments` and waits for it.
+func run(_ executable: String, _ arguments: [String]) throws -> CommandResult {
   let process = Process()
-  process.executableURL = URL(fileURLWithPath: try Binaries.path("uptake"))
+  process.executableURL = URL(fileURLWithPath: executable)
   process.arguments = arguments
   var environment = ProcessInfo.processInfo.environment
   environment["UPTAKE_DB"] = nil
@@ -111,14 +124,19 @@ func gzip(_ bytes: [UInt8]) throws -> [UInt8] {
     .appendingPathComponent("uptake-gzip-input-\(UUID().uuidString)")
   try Data(bytes).write(to: input)
   defer { try? FileManager.default.removeItem(at: input) }
+  return Array(try standardOutput(of: "/bin/gzip", ["-c", "-n", input.path]))
+}
+
+/// The bytes `executable` writes to stdout; it must exit 0.
+func standardOutput(of executable: String, _ arguments: [String]) throws -> Data {
   let process = Process()
-  process.executableURL = URL(fileURLWithPath: "/bin/gzip")
-  process.arguments = ["-c", "-n", input.path]
+  process.executableURL = URL(fileURLWithPath: executable)
+  process.arguments = arguments
   let output = Pipe()
   process.standardOutput = output
   try process.run()
   let data = output.fileHandleForReading.readDataToEndOfFile()
   process.waitUntilExit()
-  try #require(process.terminationStatus == 0)
-  return Array(data)
+  try #require(process.terminationStatus == 0, "\(executable) \(arguments) failed")
+  return data
 }

@@ -12,12 +12,13 @@ final class Daemon {
   let readKey: String?
   private let logPath: String
 
-  /// Starts the daemon and waits for its banner.
-  init(databasePath: String, logPath: String) throws {
+  /// Starts the daemon with `arguments` after its database and address, and
+  /// waits for its banner.
+  init(databasePath: String, logPath: String, arguments: [String] = []) throws {
     self.logPath = logPath
     process = Process()
     process.executableURL = URL(fileURLWithPath: try Binaries.path("uptaked"))
-    process.arguments = ["--db", databasePath, "--listen", "127.0.0.1:0"]
+    process.arguments = ["--db", databasePath, "--listen", "127.0.0.1:0"] + arguments
     var environment = ProcessInfo.processInfo.environment
     environment["UPTAKE_DB"] = nil
     environment["UPTAKE_LISTEN"] = nil
@@ -117,10 +118,15 @@ final class DaemonFixture {
   private(set) var starts = 1
   let ingestKey: String
   let readKey: String
+  /// Flags every start of this fixture's daemon gets.
+  let arguments: [String]
 
-  init() throws {
+  init(arguments: [String] = []) throws {
+    self.arguments = arguments
     scratch = try ScratchDirectory()
-    daemon = try Daemon(databasePath: scratch.databasePath, logPath: scratch.path("uptaked-1.log"))
+    daemon = try Daemon(
+      databasePath: scratch.databasePath, logPath: scratch.path("uptaked-1.log"),
+      arguments: arguments)
     ingestKey = try #require(daemon.ingestKey, "the first start prints the ingest key")
     readKey = try #require(daemon.readKey, "the first start prints the read key")
   }
@@ -128,11 +134,12 @@ final class DaemonFixture {
   var databasePath: String { scratch.databasePath }
 
   /// Starts the daemon again on the same database, after it has exited.
-  func restart() throws {
+  func restart(arguments: [String]? = nil) throws {
     daemon.stop()
     starts += 1
     daemon = try Daemon(
-      databasePath: scratch.databasePath, logPath: scratch.path("uptaked-\(starts).log"))
+      databasePath: scratch.databasePath, logPath: scratch.path("uptaked-\(starts).log"),
+      arguments: arguments ?? self.arguments)
     #expect(daemon.ingestKey == nil, "keys are shown only on the first start")
   }
 
