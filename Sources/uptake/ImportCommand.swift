@@ -46,9 +46,11 @@ struct ImportCommand: Command {
   static let checkpointPages = 16384
   /// Events per fold. A fold rewrites every page of the install tables its
   /// events touch, and imported history touches pages all over them, so
-  /// few large folds write far less than many small ones; 500k events
-  /// aggregate in about 150 MiB.
-  static let foldStepEvents = 500_000
+  /// few large folds write far less than many small ones. A fold holds 40
+  /// bytes an event (FoldBatch), so 2M events take about 120 MiB with the
+  /// sort's buffer; against 500k-event folds, importing 2M events folded in
+  /// 7.3 s instead of 9.0 s.
+  static let foldStepEvents = 2_000_000
   /// Page cache of the import's connection. The fold reads and rewrites
   /// rows all over the install tables, which at millions of events outgrow
   /// the daemon's 32 MiB; a short-lived CLI process can afford 256 MiB.
