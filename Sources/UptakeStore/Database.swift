@@ -59,8 +59,11 @@ public final class Database {
     // of events, the dedup index's inner pages) in memory; the readers'
     // connections are few, so the total stays inside the memory budget.
     try execute("PRAGMA cache_size = -32768")
-    // Sorting and temporary B-trees of reports stay in memory.
-    try execute("PRAGMA temp_store = MEMORY")
+    // Sorts and temporary B-trees (GROUP BY, count(DISTINCT)) spill to
+    // temporary files past the page cache instead of growing in memory: a
+    // report grouping a month of raw events by appVersion took the daemon
+    // from 27 to 354 MiB resident with temp_store = MEMORY.
+    try execute("PRAGMA temp_store = FILE")
     // When the log is rewound, cut the file back to 16 MiB: a burst that grew
     // it (see WALCheckpointSchedule) should not keep its disk space forever.
     try execute("PRAGMA journal_size_limit = \(Self.walSizeLimitBytes)")
