@@ -37,16 +37,20 @@ final class DedupIndex {
 
   private static let mergedSeqName = "dedup_merged_seq"
 
+  /// No seq: `synchronize` reloads everything from the database.
+  private static let unknownSeq: Int64 = -1
+
   private var recent = Set<Int64>()
   /// The keys being merged, sorted, with the slice to merge next.
   private var frozen: [Int64] = []
   private var nextChunk = 0
   /// Events with seq <= this have their key in `dedup_keys`.
-  private var mergedThroughSeq: Int64 = -1
+  private var mergedThroughSeq = unknownSeq
   /// Events with seq <= this have their key in memory or in `dedup_keys`.
-  private var seenThroughSeq: Int64 = -1
+  private var seenThroughSeq = unknownSeq
   /// The seq the frozen keys run up to; recorded when the merge completes.
   private var frozenThroughSeq: Int64 = 0
+  private var probe: Statement?
 
   init() {}
 
@@ -66,20 +70,42 @@ final class DedupIndex {
     seenThroughSeq = newest
   }
 
-  /// True when an event with this key is already stored.
+  /// True when an event with this key is already stored, or was inserted
+  /// earlier in the current transaction.
   func contains(_ key: Int64, _ database: Database) throws(StoreError) -> Bool {
     if recent.contains(key) { return true }
     if !frozen.isEmpty, Self.sortedContains(frozen, key) { return true }
     guard mergedThroughSeq > 0 else { return false }
-    let probe = try database.statement("SELECT 1 FROM dedup_keys WHERE key = ?")
+    // Held, not looked up by its SQL text for every event.
+    let probe: Statement
+    if let held = self.probe {
+      probe = held
+    } else {
+      probe = try database.statement("SELECT 1 FROM dedup_keys WHERE key = ?")
+      self.probe = probe
+    }
     try probe.bind(1, key)
     defer { probe.reset() }
     return try probe.step()
   }
 
-  /// Records the keys of a committed transaction whose last event is `lastSeq`.
-  func didCommit(keys: [Int64], lastSeq: Int64) {
-    recent.formUnion(keys)
+  /// Records the key of an event inserted in the current transaction. It
+  /// goes straight into the recent level, hashed once: `didRollBack` undoes
+  /// it if the transaction fails.
+  func didInsert(_ key: Int64) {
+    recent.insert(key)
+  }
+
+  /// Forgets keys of a transaction that was rolled back: the next
+  /// `synchronize` rebuilds the recent level from the stored events. A
+  /// failed commit is rare (a full disk), so the rebuild costs little overall.
+  func didRollBack() {
+    mergedThroughSeq = Self.unknownSeq
+    seenThroughSeq = Self.unknownSeq
+  }
+
+  /// Records that the transaction whose last event is `lastSeq` committed.
+  func didCommit(lastSeq: Int64) {
     seenThroughSeq = max(seenThroughSeq, lastSeq)
     if frozen.isEmpty && recent.count >= Self.mergeThreshold {
       frozen = recent.sorted()

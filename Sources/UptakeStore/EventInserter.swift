@@ -38,11 +38,24 @@ public final class EventInserter {
   /// Stores all batches in one transaction: all of them are committed when
   /// this returns, or none is when it throws.
   public func insert(_ batches: [EventBatch]) throws(StoreError) -> [InsertOutcome] {
-    var newKeys: [Int64] = []
     var lastSeq: Int64 = 0
-    let outcomes = try database.write { () throws(StoreError) -> [InsertOutcome] in
+    let outcomes: [InsertOutcome]
+    do {
+      outcomes = try write(batches, lastSeq: &lastSeq)
+    } catch {
+      dedup.didRollBack()
+      throw error
+    }
+    dedup.didCommit(lastSeq: lastSeq)
+    unfoldedEvents += outcomes.reduce(0) { $0 + $1.accepted }
+    return outcomes
+  }
+
+  private func write(_ batches: [EventBatch], lastSeq: inout Int64) throws(StoreError)
+    -> [InsertOutcome]
+  {
+    try database.write { () throws(StoreError) -> [InsertOutcome] in
       try dedup.synchronize(database)
-      var keysInTransaction = Set<Int64>()
       var outcomes: [InsertOutcome] = []
       outcomes.reserveCapacity(batches.count)
       let insert = try database.statement(
@@ -57,13 +70,11 @@ public final class EventInserter {
           var key: Int64?
           if let id = event.id {
             let dedupKey = StableHash.dedupKey(appNo: batch.appNo, clientId: id)
-            var isDuplicate = keysInTransaction.contains(dedupKey)
-            if !isDuplicate { isDuplicate = try dedup.contains(dedupKey, database) }
-            if isDuplicate {
+            if try dedup.contains(dedupKey, database) {
               outcome.duplicates += 1
               continue
             }
-            keysInTransaction.insert(dedupKey)
+            dedup.didInsert(dedupKey)
             key = dedupKey
           }
           try insert.bind(1, batch.appNo)
@@ -85,12 +96,8 @@ public final class EventInserter {
         }
         outcomes.append(outcome)
       }
-      newKeys = Array(keysInTransaction)
       return outcomes
     }
-    dedup.didCommit(keys: newKeys, lastSeq: lastSeq)
-    unfoldedEvents += outcomes.reduce(0) { $0 + $1.accepted }
-    return outcomes
   }
 
   /// Folds up to `maxEvents` stored events into the report aggregates and
