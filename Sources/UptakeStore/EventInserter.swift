@@ -78,19 +78,16 @@ public final class EventInserter {
             key = dedupKey
           }
           try insert.bind(1, batch.appNo)
-          try insert.bind(2, event.id)
           try insert.bind(3, key)
-          try insert.bind(4, event.updateId)
           try insert.bind(5, Int64(event.action.rawValue))
-          try insert.bind(6, event.appVersion)
-          try insert.bind(7, event.installId)
           try insert.bind(8, event.timestampMs)
           try insert.bind(9, batch.receivedAtMs)
-          try insert.bind(10, event.osVersion)
-          try insert.bind(11, event.platform?.rawValue)
-          try insert.bind(12, event.previousAppVersion)
           try insert.bind(13, Int64(event.isTest ? 1 : 0))
-          try insert.run()
+          let texts: [(index: Int32, text: String?)] = [
+            (2, event.id), (4, event.updateId), (6, event.appVersion), (7, event.installId),
+            (10, event.osVersion), (11, event.platform?.rawValue), (12, event.previousAppVersion),
+          ]
+          try insert.withText(texts[...]) { () throws(StoreError) in try insert.run() }
           lastSeq = database.lastInsertRowID
           outcome.accepted += 1
         }
