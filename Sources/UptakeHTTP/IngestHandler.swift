@@ -25,27 +25,28 @@ struct IngestHandler: Sendable {
 
   /// Refuses what the head already rules out: wrong media type or encoding.
   static func admit(_ head: RequestHead) -> APIError? {
-    let mediaType = head.header("content-type")?
-      .split(separator: ";", maxSplits: 1).first?
-      .trimmingCharacters(in: .whitespaces).lowercased()
-    guard mediaType == "application/json" else {
+    let contentType = head.header("content-type")?[...] ?? ""
+    let mediaType = contentType.utf8.firstIndex(of: UInt8(ascii: ";")).map { contentType[..<$0] }
+    guard HeaderBytes.matches(mediaType ?? contentType, "application/json") else {
       return .unsupportedMediaType("Content-Type must be application/json")
     }
-    if let encoding = head.header("content-encoding")?.trimmingCharacters(in: .whitespaces)
-      .lowercased(),
-      encoding != "gzip" && encoding != "identity" && !encoding.isEmpty
+    if let encoding = head.header("content-encoding")?[...], !isGzip(head),
+      !HeaderBytes.matches(encoding, "identity") && !HeaderBytes.trimmed(encoding).isEmpty
     {
       return .unsupportedMediaType("Content-Encoding must be gzip or identity")
     }
     return nil
   }
 
+  /// True when the body is gzip-encoded; `admit` has refused other encodings.
+  static func isGzip(_ head: RequestHead) -> Bool {
+    head.header("content-encoding").map { HeaderBytes.matches($0[...], "gzip") } ?? false
+  }
+
   func handle(_ request: Request) -> HandlerOutcome {
     guard let app = request.app else { return .respond(APIError.unauthorized.response) }
     var body = request.body
-    if request.head.header("content-encoding")?.trimmingCharacters(in: .whitespaces).lowercased()
-      == "gzip"
-    {
+    if Self.isGzip(request.head) {
       do throws(GzipDecoder.Failure) {
         body = try GzipDecoder.decode(body, maxOutputBytes: maxDecodedBodyBytes)
       } catch .tooLarge {

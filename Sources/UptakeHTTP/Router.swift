@@ -76,20 +76,20 @@ public struct Router: Sendable {
 
   /// The key from `Authorization: Bearer …`, else from `X-Uptake-Key`.
   static func presentedKey(_ head: RequestHead) -> String? {
-    if let authorization = head.header("authorization") {
-      let parts = authorization.split(separator: " ", maxSplits: 1)
-      if parts.count == 2, parts[0].lowercased() == "bearer" {
-        let token = parts[1].trimmingCharacters(in: " ")
-        if !token.isEmpty { return token }
-      }
+    if let authorization = head.header("authorization"), let token = bearerToken(authorization) {
+      return token
     }
     if let key = head.header("x-uptake-key"), !key.isEmpty { return key }
     return nil
   }
-}
 
-extension Substring {
-  fileprivate func trimmingCharacters(in character: Character) -> String {
-    String(drop(while: { $0 == character }).reversed().drop(while: { $0 == character }).reversed())
+  /// The credentials of a `Bearer` authorization, the scheme in any case.
+  static func bearerToken(_ authorization: String) -> String? {
+    let value = HeaderBytes.trimmed(authorization[...])
+    guard let space = value.utf8.firstIndex(of: UInt8(ascii: " ")),
+      HeaderBytes.matches(value[..<space], "bearer")
+    else { return nil }
+    let token = HeaderBytes.trimmed(value[value.utf8.index(after: space)...])
+    return token.isEmpty ? nil : String(token)
   }
 }

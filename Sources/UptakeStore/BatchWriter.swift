@@ -145,7 +145,7 @@ public final class BatchWriter: @unchecked Sendable {
       }
       // An empty array means the writer waited idle: fold freely. While
       // batches keep coming, fold on a duty cycle, so reports never lag far
-      // behind a steady stream yet folding takes at most a fifth of the
+      // behind a steady stream yet folding takes at most a tenth of the
       // writer's time under a flood.
       let idle = jobs.isEmpty
       let mayFold = idle || foldSchedule.isDue(now: Date())
@@ -289,11 +289,14 @@ public final class BatchWriter: @unchecked Sendable {
   }
 }
 
-/// When a busy writer may spend time on upkeep: at least a second after the
-/// last step, and at least four times that step's duration.
+/// When a busy writer may spend time on upkeep: at least five seconds after
+/// the last step, and at least nine times that step's duration. Every request
+/// waits for a busy step (tens of milliseconds), and reports add what is not
+/// folded yet, so a flood is better served by folding in its pauses; the
+/// backlog cap (`EventInserter.maxUnfoldedUnderLoad`) still bounds the lag.
 struct FoldSchedule {
-  static let minimumInterval = 1.0
-  static let busyShare = 0.2
+  static let minimumInterval = 5.0
+  static let busyShare = 0.1
 
   private var lastEnd = Date.distantPast
   private var lastDuration = 0.0

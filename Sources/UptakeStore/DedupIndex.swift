@@ -20,7 +20,8 @@ import UptakeCore
 ///   merge instead of once per event, so the write cost per event falls by
 ///   about the number of keys per page. The last slice's transaction records
 ///   the new `dedup_merged_seq`; a crash mid-merge only repeats the merge
-///   (INSERT OR IGNORE). Lookups not found in memory probe this table.
+///   (INSERT OR IGNORE). Lookups not found in memory probe this table, unless
+///   a Bloom filter of its keys (`MergedKeyFilter`) rules them out.
 ///
 /// Another process (the CLI's `import`) may write events too. Writers are
 /// serialised by SQLite's write lock, so at the start of every write
@@ -37,16 +38,24 @@ final class DedupIndex {
 
   private static let mergedSeqName = "dedup_merged_seq"
 
+  /// No seq: `synchronize` reloads everything from the database.
+  private static let unknownSeq: Int64 = -1
+
   private var recent = Set<Int64>()
   /// The keys being merged, sorted, with the slice to merge next.
   private var frozen: [Int64] = []
   private var nextChunk = 0
   /// Events with seq <= this have their key in `dedup_keys`.
-  private var mergedThroughSeq: Int64 = -1
+  private var mergedThroughSeq = unknownSeq
   /// Events with seq <= this have their key in memory or in `dedup_keys`.
-  private var seenThroughSeq: Int64 = -1
+  private var seenThroughSeq = unknownSeq
   /// The seq the frozen keys run up to; recorded when the merge completes.
   private var frozenThroughSeq: Int64 = 0
+  private var probe: Statement?
+  /// Every key in `dedup_keys`, so that most lookups need no probe.
+  private var mergedFilter = MergedKeyFilter()
+  /// `mergedFilter` holds the keys of all events with seq <= this.
+  private var filterThroughSeq = unknownSeq
 
   init() {}
 
@@ -56,6 +65,7 @@ final class DedupIndex {
     let merged = try Self.mergedSeq(database)
     let newest = try database.scalarInt("SELECT max(seq) FROM events") ?? 0
     if merged != mergedThroughSeq {
+      try catchUpFilter(database, mergedThrough: merged)
       recent = try Self.keys(database, after: merged, through: newest)
       frozen = []
       nextChunk = 0
@@ -66,20 +76,42 @@ final class DedupIndex {
     seenThroughSeq = newest
   }
 
-  /// True when an event with this key is already stored.
+  /// True when an event with this key is already stored, or was inserted
+  /// earlier in the current transaction.
   func contains(_ key: Int64, _ database: Database) throws(StoreError) -> Bool {
     if recent.contains(key) { return true }
     if !frozen.isEmpty, Self.sortedContains(frozen, key) { return true }
-    guard mergedThroughSeq > 0 else { return false }
-    let probe = try database.statement("SELECT 1 FROM dedup_keys WHERE key = ?")
+    guard mergedThroughSeq > 0, mergedFilter.mayContain(key) else { return false }
+    // Held, not looked up by its SQL text for every event.
+    let probe: Statement
+    if let held = self.probe {
+      probe = held
+    } else {
+      probe = try database.statement("SELECT 1 FROM dedup_keys WHERE key = ?")
+      self.probe = probe
+    }
     try probe.bind(1, key)
     defer { probe.reset() }
     return try probe.step()
   }
 
-  /// Records the keys of a committed transaction whose last event is `lastSeq`.
-  func didCommit(keys: [Int64], lastSeq: Int64) {
-    recent.formUnion(keys)
+  /// Records the key of an event inserted in the current transaction. It
+  /// goes straight into the recent level, hashed once: `didRollBack` undoes
+  /// it if the transaction fails.
+  func didInsert(_ key: Int64) {
+    recent.insert(key)
+  }
+
+  /// Forgets keys of a transaction that was rolled back: the next
+  /// `synchronize` rebuilds the recent level from the stored events. A
+  /// failed commit is rare (a full disk), so the rebuild costs little overall.
+  func didRollBack() {
+    mergedThroughSeq = Self.unknownSeq
+    seenThroughSeq = Self.unknownSeq
+  }
+
+  /// Records that the transaction whose last event is `lastSeq` committed.
+  func didCommit(lastSeq: Int64) {
     seenThroughSeq = max(seenThroughSeq, lastSeq)
     if frozen.isEmpty && recent.count >= Self.mergeThreshold {
       frozen = recent.sorted()
@@ -118,12 +150,30 @@ final class DedupIndex {
       return isLast
     }
     if finished {
+      for key in frozen { mergedFilter.insert(key) }
+      filterThroughSeq = frozenThroughSeq
       mergedThroughSeq = frozenThroughSeq
       frozen = []
       nextChunk = 0
     } else if !frozen.isEmpty {
       nextChunk += 1
     }
+  }
+
+  /// Adds to the filter what was merged since it was last brought up to
+  /// date: the keys of the events merged since (another process merged), or
+  /// at start everything in `dedup_keys`.
+  private func catchUpFilter(_ database: Database, mergedThrough seq: Int64) throws(StoreError) {
+    if filterThroughSeq == Self.unknownSeq || seq < filterThroughSeq {
+      mergedFilter = MergedKeyFilter()
+      let all = try database.statement("SELECT key FROM dedup_keys")
+      while try all.step() { mergedFilter.insert(all.int64(0)) }
+    } else if seq > filterThroughSeq {
+      for key in try Self.keys(database, after: filterThroughSeq, through: seq) {
+        mergedFilter.insert(key)
+      }
+    }
+    filterThroughSeq = seq
   }
 
   private static func mergedSeq(_ database: Database) throws(StoreError) -> Int64 {

@@ -26,6 +26,25 @@ struct IngestEndToEndTests {
     )
   }
 
+  @Test("a request head of 6 KiB is taken; one over the connection's 8 KiB is 431")
+  func requestHeadSizes() throws {
+    let fixture = try DaemonFixture()
+    defer { fixture.tearDown() }
+    let client = HTTPClient()
+    let url = fixture.daemon.url("/v1/events")
+    let body = batchJSON([eventJSON(id: "big-head")])
+
+    let large = try client.postJSON(
+      url, key: fixture.ingestKey, body,
+      headers: ["X-Forwarded-For": String(repeating: "a", count: 6 * 1024)])
+    let tooLarge = try client.postJSON(
+      url, key: fixture.ingestKey, body,
+      headers: ["X-Forwarded-For": String(repeating: "a", count: 9 * 1024)])
+
+    #expect(large.text == #"{"accepted":1,"duplicates":0,"rejected":[]}"#)
+    #expect(tooLarge.status == 431)
+  }
+
   @Test("a retried batch is answered with duplicates only")
   func retriedBatch() throws {
     let fixture = try DaemonFixture()

@@ -64,5 +64,19 @@ struct DedupMergeTests {
       try restarted.insert([batch(app, events(ids: oldIds + ["during-merge", "new-1", "new-2"]))])
         == [InsertOutcome(accepted: 1, duplicates: oldIds.count + 2)])
     #expect(try restartedConnection.storedEventCount() == Int64(Self.eventCount + 3))
+
+    // Another writer merges a second round; the first learns of its keys.
+    for batchNumber in 0..<Self.batchCount {
+      let ids = (0..<Self.batchSize).map { "second-\(batchNumber * Self.batchSize + $0)" }
+      _ = try restarted.insert([batch(app, events(ids: ids))])
+    }
+    while restarted.isMergingDuplicates {
+      try restarted.performMaintenanceStep(mayFold: false, busy: true)
+    }
+    let secondIds = [0, 77_777, Self.eventCount - 1].map { "second-\($0)" }
+    #expect(
+      try inserter.insert([batch(app, events(ids: oldIds + secondIds + ["new-3"]))])
+        == [InsertOutcome(accepted: 1, duplicates: oldIds.count + secondIds.count)],
+      "keys merged by another writer are duplicates here too")
   }
 }

@@ -84,6 +84,30 @@ struct EventInserterTests {
     #expect(try database.storedEventCount() == 3)
   }
 
+  @Test("the ids of a transaction that failed are not duplicates when sent again")
+  func failedTransactionLeavesNoKeys() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let database = try scratch.openDatabase()
+    let app = try database.addApp("shop")
+    let inserter = EventInserter(database: database)
+    _ = try inserter.insert([batch(app, events(ids: ["before"]))])
+    try database.execute(
+      """
+      CREATE TEMP TRIGGER refuse_boom BEFORE INSERT ON events WHEN NEW.client_id = 'boom'
+      BEGIN SELECT RAISE(ABORT, 'refused'); END
+      """)
+
+    #expect(throws: StoreError.self) {
+      try inserter.insert([batch(app, events(ids: ["a", "b"])), batch(app, events(ids: ["boom"]))])
+    }
+    try database.execute("DROP TRIGGER refuse_boom")
+    let retried = try inserter.insert([batch(app, events(ids: ["a", "b", "before"]))])
+
+    #expect(retried == [InsertOutcome(accepted: 2, duplicates: 1)])
+    #expect(try database.storedEventCount() == 3)
+  }
+
   @Test("a retried batch is all duplicates")
   func retriedBatch() throws {
     let scratch = try ScratchDirectory()

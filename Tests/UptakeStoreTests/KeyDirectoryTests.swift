@@ -88,4 +88,34 @@ struct KeyDirectoryTests {
     #expect(keys[KeyDigest(digest)] == "found")
     #expect(keys[KeyDigest(lastDiffers)] == nil)
   }
+
+  @Test("a key answered from memory before is still refused once rotated")
+  func rememberedKeyStopsResolvingWhenRotated() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let database = try scratch.openDatabase()
+    let shop = try AppRegistry.add("shop", in: database, nowMs: 0)
+    let directory = try KeyDirectory(database: try Database(path: scratch.databasePath))
+    for _ in 0..<3 { #expect(directory.resolve(shop.ingestKey)?.kind == .ingest) }
+
+    _ = try AppRegistry.rotate("shop", kind: .ingest, in: try Database(path: scratch.databasePath))
+    Thread.sleep(forTimeInterval: 1.1)
+
+    #expect(directory.resolve(shop.ingestKey) == nil)
+  }
+
+  @Test("a key one byte off a remembered one resolves to nothing")
+  func nearMissOfRememberedKey() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let database = try scratch.openDatabase()
+    let shop = try AppRegistry.add("shop", in: database, nowMs: 0)
+    let directory = try KeyDirectory(database: try Database(path: scratch.databasePath))
+    #expect(directory.resolve(shop.ingestKey) != nil)
+
+    let last = shop.ingestKey.last == "A" ? "B" : "A"
+    #expect(directory.resolve(String(shop.ingestKey.dropLast()) + last) == nil)
+    #expect(directory.resolve(shop.ingestKey + " ") == nil)
+    #expect(directory.resolve(shop.ingestKey)?.app.appId == "shop")
+  }
 }
