@@ -162,16 +162,20 @@ public final class HTTPServer: @unchecked Sendable {
         method: method, path: url, query: Self.values(connection, MHD_ValueKind.GET_ARGUMENT_KIND),
         headers: Self.values(connection, MHD_ValueKind.HEADER_KIND))
       exchange.method = method
-      exchange.label = router.pattern(of: url)
       if isShuttingDown {
+        exchange.label = router.pattern(of: url)
         return send(
           APIError.unavailable("shutting down", retryAfterSeconds: 5).response, connection, exchange
         )
       }
       switch router.decide(head) {
       case .refuse(let error):
+        exchange.label = router.pattern(of: url)
         return send(error.response, connection, exchange)
       case .accept(let route, let request):
+        // The path is matched once: an accepted request is labelled by its
+        // route, a refused one looks its pattern up.
+        exchange.label = route.pattern
         if let length = head.contentLength, length > limits.maxBodyBytes {
           return send(Self.bodyTooLarge(limits).response, connection, exchange)
         }

@@ -22,6 +22,9 @@ public enum Access: Sendable {
 /// path segment each and arrive in `Request.pathParameters`.
 public struct Route: Sendable {
   public let method: String
+  /// The path pattern as written (`/v1/updates/{updateId}`): its name in
+  /// metrics and logs.
+  public let pattern: String
   public let segments: [Substring]
   public let access: Access
   /// Refuses a request from its head alone, before the body is read
@@ -34,6 +37,7 @@ public struct Route: Sendable {
     admit: (@Sendable (RequestHead) -> APIError?)? = nil, handler: @escaping Handler
   ) {
     self.method = method
+    self.pattern = pattern
     self.segments = pattern.split(separator: "/", omittingEmptySubsequences: false)
     self.access = access
     self.admit = admit

@@ -42,10 +42,11 @@ public struct Router: Sendable {
   }
 
   /// The pattern of the first route whose path matches, whatever the
-  /// method; it labels a refused request (401, 405, 415) in metrics.
+  /// method; it labels a refused request (401, 405, 415) in metrics. An
+  /// accepted request carries its route's pattern already.
   public func pattern(of path: String) -> String? {
     let pathSegments = path.split(separator: "/", omittingEmptySubsequences: false)
-    return routes.first { $0.match(pathSegments) != nil }?.segments.joined(separator: "/")
+    return routes.first { $0.match(pathSegments) != nil }?.pattern
   }
 
   /// Runs a request end to end without a socket: for tests and tools.

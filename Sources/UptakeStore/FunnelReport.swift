@@ -21,15 +21,10 @@ extension ReportQueries {
     // Versions repeat across thousands of installs: each text is numbered
     // and parsed once.
     var versions = TextNumbering()
-    var parsed: [Version?] = []
-    func version(_ number: Int32) -> Version? {
-      while parsed.count <= Int(number) { parsed.append(Version(versions.texts[parsed.count])) }
-      return parsed[Int(number)]
-    }
     func isUpgrade(_ reached: Int32, from impressionVersion: Int32) -> Bool {
-      guard let reachedVersion = version(reached) else { return false }
+      guard let reachedVersion = versions.version(reached) else { return false }
       if let target { return reachedVersion >= target }
-      guard let base = version(impressionVersion) else { return false }
+      guard let base = versions.version(impressionVersion) else { return false }
       return reachedVersion > base
     }
 

@@ -11,28 +11,17 @@ struct RollupEvent {
   let timestampMs: Int64
 }
 
-/// The aggregates of a run of events, held in memory: written into the
-/// rollup tables by `RollupFolder`, or added by reports to what is folded
-/// already. Keys sort in their table's primary key order, so writes walk
-/// each B-tree forwards.
+/// The aggregates of the events not folded yet, held in memory: reports add
+/// them to what the rollup tables hold (`RollupTail`). The fold itself works
+/// on compact sorted records instead (`FoldBatch`).
 struct RollupDelta {
   /// A bucket of daily_counts.
-  struct CountKey: Hashable, Comparable {
+  struct CountKey: Hashable {
     let appNo: Int64
     let isTest: Bool
     let updateId: String
     let day: Int64
     let action: Action
-
-    static func < (lhs: CountKey, rhs: CountKey) -> Bool {
-      if lhs.appNo != rhs.appNo { return lhs.appNo < rhs.appNo }
-      if lhs.isTest != rhs.isTest { return !lhs.isTest }
-      if lhs.updateId != rhs.updateId {
-        return lhs.updateId.utf8.lexicographicallyPrecedes(rhs.updateId.utf8)
-      }
-      if lhs.day != rhs.day { return lhs.day < rhs.day }
-      return lhs.action.rawValue < rhs.action.rawValue
-    }
   }
 
   struct Counts {
@@ -49,20 +38,12 @@ struct RollupDelta {
   }
 
   /// A row of install_days: an install seen on a version on a day.
-  struct SeenKey: Hashable, Comparable {
+  struct SeenKey: Hashable {
     let appNo: Int64
     let isTest: Bool
     let installKey: Int64
     let day: Int64
     let appVersion: String
-
-    static func < (lhs: SeenKey, rhs: SeenKey) -> Bool {
-      if lhs.appNo != rhs.appNo { return lhs.appNo < rhs.appNo }
-      if lhs.isTest != rhs.isTest { return !lhs.isTest }
-      if lhs.installKey != rhs.installKey { return lhs.installKey < rhs.installKey }
-      if lhs.day != rhs.day { return lhs.day < rhs.day }
-      return lhs.appVersion.utf8.lexicographicallyPrecedes(rhs.appVersion.utf8)
-    }
   }
 
   var daily: [CountKey: Counts] = [:]
@@ -71,14 +52,9 @@ struct RollupDelta {
   var seen: [SeenKey: Int64] = [:]
   /// The events themselves, for the reports that need them one by one.
   private(set) var events: [RollupEvent] = []
-  private let keepsEvents: Bool
-
-  init(keepsEvents: Bool = false) {
-    self.keepsEvents = keepsEvents
-  }
 
   mutating func add(_ event: RollupEvent) {
-    if keepsEvents { events.append(event) }
+    events.append(event)
     let day = Timestamp.dayNumber(ms: event.timestampMs)
     let key = CountKey(
       appNo: event.appNo, isTest: event.isTest, updateId: event.updateId, day: day,

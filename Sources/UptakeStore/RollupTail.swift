@@ -8,7 +8,7 @@ enum RollupTail {
   /// Loads the app's unfolded events; call inside `Database.read`.
   static func load(_ database: Database, appNo: Int64) throws(StoreError) -> RollupDelta {
     let after = try RollupFolder.foldedSeq(database)
-    var delta = RollupDelta(keepsEvents: true)
+    var delta = RollupDelta()
     // `+app_no` keeps the planner on the seq (rowid) range, the few unfolded
     // events; on app_no it would pick events_by_app_time and walk every event
     // of the app.
@@ -20,24 +20,23 @@ enum RollupTail {
     try statement.bind(1, after)
     try statement.bind(2, appNo)
     while try statement.step() {
-      if let event = event(statement, firstColumn: 0) { delta.add(event) }
+      if let event = event(statement) { delta.add(event) }
     }
     statement.reset()
     return delta
   }
 
-  /// Reads (app_no, update_id, action, app_version, install_id, ts, is_test)
-  /// starting at `firstColumn`.
-  static func event(_ statement: Statement, firstColumn: Int32) -> RollupEvent? {
-    let appNo = statement.int64(firstColumn)
-    guard let action = Action(rawValue: statement.int(firstColumn + 2)) else { return nil }
-    let installKey = statement.optionalString(firstColumn + 4).map {
+  /// Reads (app_no, update_id, action, app_version, install_id, ts, is_test).
+  private static func event(_ statement: Statement) -> RollupEvent? {
+    let appNo = statement.int64(0)
+    guard let action = Action(rawValue: statement.int(2)) else { return nil }
+    let installKey = statement.optionalString(4).map {
       StableHash.installKey(appNo: appNo, installId: $0)
     }
     return RollupEvent(
-      appNo: appNo, isTest: statement.int(firstColumn + 6) != 0,
-      updateId: statement.string(firstColumn + 1), action: action,
-      appVersion: statement.string(firstColumn + 3), installKey: installKey,
-      timestampMs: statement.int64(firstColumn + 5))
+      appNo: appNo, isTest: statement.int(6) != 0,
+      updateId: statement.string(1), action: action,
+      appVersion: statement.string(3), installKey: installKey,
+      timestampMs: statement.int64(5))
   }
 }

@@ -1,3 +1,5 @@
+import UptakeCore
+
 /// Numbers the distinct texts a fold meets (update ids, versions) in the
 /// order first seen, so each of a million rows carries a 4-byte number
 /// instead of a String. There are a few hundred distinct texts at most;
@@ -5,6 +7,8 @@
 /// text, without allocating.
 struct TextNumbering {
   private(set) var texts: [String] = []
+  /// `Version(texts[n])`, parsed the first time number n is compared.
+  private var versions: [Version?] = []
   private var bytes: [[UInt8]] = []
   /// Open addressing: slot → number + 1, 0 when empty. Kept under half
   /// full.
@@ -31,6 +35,13 @@ struct TextNumbering {
   mutating func number(_ text: String) -> Int32 {
     var text = text
     return text.withUTF8 { number($0) }
+  }
+
+  /// The text of `number` read as a version (nil when it is not one),
+  /// parsed once however many rows carry it.
+  mutating func version(_ number: Int32) -> Version? {
+    while versions.count <= Int(number) { versions.append(Version(texts[versions.count])) }
+    return versions[Int(number)]
   }
 
   /// For each number, its position when the texts are sorted by their

@@ -1,5 +1,3 @@
-import UptakeCore
-
 /// The install a version change belongs to.
 struct ChangeScope: Hashable {
   let appNo: Int64
@@ -26,14 +24,13 @@ struct VersionChanges {
   }
 
   private var outcomes: [Key: Outcome] = [:]
-  private var parsed: [Version?] = []
 
   /// Records the change from `from` to `to` (on `to`'s day, at its first
   /// time) when `to`'s version is higher.
   mutating func record(
     _ scope: ChangeScope, from: SeenRow, to: SeenRow, _ versions: inout TextNumbering
   ) {
-    guard isUpgrade(from: from.version, to: to.version, versions) else { return }
+    guard isUpgrade(from: from.version, to: to.version, &versions) else { return }
     let key = Key(scope: scope, from: from.version, day: to.day, to: to.version)
     if outcomes[key, default: Outcome()].insertTs == nil {
       outcomes[key, default: Outcome()].insertTs = to.firstTs
@@ -44,7 +41,7 @@ struct VersionChanges {
   mutating func forget(
     _ scope: ChangeScope, from: SeenRow, to: SeenRow, _ versions: inout TextNumbering
   ) {
-    guard isUpgrade(from: from.version, to: to.version, versions) else { return }
+    guard isUpgrade(from: from.version, to: to.version, &versions) else { return }
     let key = Key(scope: scope, from: from.version, day: to.day, to: to.version)
     outcomes[key] = Outcome(deletesStoredRow: true, insertTs: nil)
   }
@@ -91,14 +88,8 @@ struct VersionChanges {
     }
   }
 
-  private mutating func isUpgrade(from: Int32, to: Int32, _ versions: TextNumbering) -> Bool {
-    guard let old = version(from, versions), let new = version(to, versions) else { return false }
+  private func isUpgrade(from: Int32, to: Int32, _ versions: inout TextNumbering) -> Bool {
+    guard let old = versions.version(from), let new = versions.version(to) else { return false }
     return new > old
-  }
-
-  /// Each version text parsed once per fold.
-  private mutating func version(_ number: Int32, _ versions: TextNumbering) -> Version? {
-    while parsed.count <= Int(number) { parsed.append(Version(versions.texts[parsed.count])) }
-    return parsed[Int(number)]
   }
 }

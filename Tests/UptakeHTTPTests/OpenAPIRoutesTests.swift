@@ -20,7 +20,7 @@ struct OpenAPIRoutesTests {
 
     var served: [String: Access] = [:]
     for route in service.server.router.routes {
-      served["\(route.method) \(route.segments.joined(separator: "/"))"] = route.access
+      served["\(route.method) \(route.pattern)"] = route.access
     }
     let documented = try Self.documentedOperations()
 
