@@ -104,8 +104,7 @@ struct CheckHandlers: Sendable {
   /// match too, as RFC 9110 asks for this header.
   static func matches(_ header: String, _ etag: String) -> Bool {
     for candidate in header.split(separator: ",") {
-      var tag = candidate.drop { $0 == " " || $0 == "\t" }
-      while let last = tag.last, last == " " || last == "\t" { tag = tag.dropLast() }
+      var tag = HeaderBytes.trimmed(candidate)
       if tag == "*" { return true }
       if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
       if tag == etag { return true }
