@@ -160,7 +160,8 @@ public final class HTTPServer: @unchecked Sendable {
       inFlight.wrappingAdd(1, ordering: .relaxed)
       let head = RequestHead(
         method: method, path: url, query: Self.values(connection, MHD_ValueKind.GET_ARGUMENT_KIND),
-        headers: Self.values(connection, MHD_ValueKind.HEADER_KIND))
+        lowercasedHeaders: Self.values(connection, MHD_ValueKind.HEADER_KIND, lowercasingKeys: true)
+      )
       exchange.method = method
       if isShuttingDown {
         exchange.label = router.pattern(of: url)
@@ -314,21 +315,26 @@ public final class HTTPServer: @unchecked Sendable {
     .payloadTooLarge("body over \(limits.maxBodyBytes) bytes")
   }
 
-  /// Collects one kind of connection values (headers or query arguments).
-  private static func values(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> [String: String]
-  {
-    var collected: [String: String] = [:]
+  /// Collects one kind of connection values (headers or query arguments),
+  /// header names lower-cased as they are copied.
+  private static func values(
+    _ connection: OpaquePointer, _ kind: MHD_ValueKind, lowercasingKeys: Bool = false
+  ) -> [String: String] {
+    var collected = CollectedValues(lowercasingKeys: lowercasingKeys)
+    // A request carries a handful of headers; grown from empty, the
+    // dictionary was rehashed at every doubling.
+    if lowercasingKeys { collected.values.reserveCapacity(8) }
     withUnsafeMutablePointer(to: &collected) { pointer in
       _ = MHD_get_connection_values(
         connection, kind,
         { context, _, key, value in
           guard let context, let key else { return MHD_Result.YES }
-          let dictionary = context.assumingMemoryBound(to: [String: String].self)
-          dictionary.pointee[String(cString: key)] = value.map { String(cString: $0) } ?? ""
+          let collected = context.assumingMemoryBound(to: CollectedValues.self)
+          collected.pointee.add(key, value)
           return MHD_Result.YES
         }, pointer)
     }
-    return collected
+    return collected.values
   }
 }
 
@@ -360,21 +366,35 @@ private final class Exchange: @unchecked Sendable {
   var responded = false
   var isWaiting = false
   var status = 0
-  private let lock = NSLock()
-  private var deferredResponse: Response?
+  /// Set by the thread that answers a deferred request, taken by the event
+  /// loop once resumed. A `Mutex` lives inside the exchange; an `NSLock`
+  /// was one more object to allocate and free per request.
+  private let deferredResponse = Mutex<Response?>(nil)
 
   func setDeferredResponse(_ response: Response) {
-    lock.lock()
-    deferredResponse = response
-    lock.unlock()
+    deferredResponse.withLock { $0 = response }
   }
 
   func takeDeferredResponse() -> Response? {
-    lock.lock()
-    defer { lock.unlock() }
-    let response = deferredResponse
-    deferredResponse = nil
-    return response
+    deferredResponse.withLock { response in
+      defer { response = nil }
+      return response
+    }
+  }
+}
+
+/// Header or query values as `MHD_get_connection_values` hands them over.
+private struct CollectedValues {
+  let lowercasingKeys: Bool
+  var values: [String: String] = [:]
+
+  init(lowercasingKeys: Bool) {
+    self.lowercasingKeys = lowercasingKeys
+  }
+
+  mutating func add(_ key: UnsafePointer<CChar>, _ value: UnsafePointer<CChar>?) {
+    let name = lowercasingKeys ? HeaderBytes.lowercasedName(key) : String(cString: key)
+    values[name] = value.map { String(cString: $0) } ?? ""
   }
 }
 

@@ -19,7 +19,26 @@ public struct RequestHead: Sendable {
     self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }) { _, last in last }
   }
 
-  public func header(_ name: String) -> String? { headers[name.lowercased()] }
+  /// For the server adapter, which lower-cases header names as it reads
+  /// them: no second dictionary built a request.
+  init(method: String, path: String, query: [String: String], lowercasedHeaders: [String: String]) {
+    self.method = method
+    self.path = path
+    self.query = query
+    self.headers = lowercasedHeaders
+  }
+
+  public func header(_ name: String) -> String? {
+    // Callers name headers in lower case; lower-casing such a name again
+    // cost a copy per lookup, several lookups a request.
+    if let value = headers[name] { return value }
+    for byte in name.utf8 where Self.isUpperASCII(byte) { return headers[name.lowercased()] }
+    return nil
+  }
+
+  static func isUpperASCII(_ byte: UInt8) -> Bool {
+    byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z")
+  }
 
   /// The declared body length, when the client sent Content-Length.
   public var contentLength: Int? { header("content-length").flatMap { Int($0) } }

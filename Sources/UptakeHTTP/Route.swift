@@ -26,6 +26,9 @@ public struct Route: Sendable {
   /// metrics and logs.
   public let pattern: String
   public let segments: [Substring]
+  /// True when the pattern has no `{parameters}`: a path matches it exactly
+  /// when it equals the pattern, segment splitting not needed.
+  let isLiteral: Bool
   public let access: Access
   /// Refuses a request from its head alone, before the body is read
   /// (content type, declared length); nil admits it.
@@ -39,6 +42,7 @@ public struct Route: Sendable {
     self.method = method
     self.pattern = pattern
     self.segments = pattern.split(separator: "/", omittingEmptySubsequences: false)
+    self.isLiteral = !segments.contains { $0.first == "{" }
     self.access = access
     self.admit = admit
     self.handler = handler

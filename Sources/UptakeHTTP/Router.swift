@@ -21,10 +21,23 @@ public struct Router: Sendable {
 
   /// Routes and authenticates a request from its head alone.
   public func decide(_ head: RequestHead) -> Decision {
-    let pathSegments = head.path.split(separator: "/", omittingEmptySubsequences: false)
+    // Split only when a route with parameters is tried: a literal route is
+    // matched by comparing the whole path, which spares the ingest route
+    // an array of segments on every request.
+    var pathSegments: [Substring]?
     var allowed: [String] = []
     for route in routes {
-      guard let parameters = route.match(pathSegments) else { continue }
+      let parameters: [String]
+      if route.isLiteral {
+        guard route.pattern == head.path else { continue }
+        parameters = []
+      } else {
+        let segments =
+          pathSegments ?? head.path.split(separator: "/", omittingEmptySubsequences: false)
+        pathSegments = segments
+        guard let matched = route.match(segments) else { continue }
+        parameters = matched
+      }
       guard route.method == head.method || (route.method == "GET" && head.method == "HEAD") else {
         allowed.append(route.method)
         continue

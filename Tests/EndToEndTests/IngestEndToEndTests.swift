@@ -26,6 +26,28 @@ struct IngestEndToEndTests {
     )
   }
 
+  @Test("header names are matched in any letter case, as HTTP/1.1 wants")
+  func headerNamesInAnyCase() throws {
+    let fixture = try DaemonFixture()
+    defer { fixture.tearDown() }
+    let body = batchJSON([eventJSON(id: "any-case")])
+    let connection = try RawConnection(port: fixture.daemon.port)
+    // The server lower-cases names as it reads them; a client that shouts
+    // them (or mixes cases) must still be authenticated and admitted.
+    connection.send(
+      "POST /v1/events HTTP/1.1\r\nHOST: uptake\r\nAUTHORIZATION: Bearer \(fixture.ingestKey)\r\n"
+        + "content-TYPE: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+    let response = try #require(connection.readResponse(timeout: 10))
+    #expect(response.status == 200)
+    #expect(response.body == #"{"accepted":1,"duplicates":0,"rejected":[]}"#)
+
+    let refused = try RawConnection(port: fixture.daemon.port)
+    refused.send(
+      "POST /v1/events HTTP/1.1\r\nHost: uptake\r\nX-UPTAKE-KEY: \(fixture.ingestKey)\r\n"
+        + "CONTENT-TYPE: text/plain\r\nContent-Length: 2\r\n\r\n{}")
+    #expect(refused.readResponse(timeout: 10)?.status == 415)
+  }
+
   @Test("a request head of 6 KiB is taken; one over the connection's 8 KiB is 431")
   func requestHeadSizes() throws {
     let fixture = try DaemonFixture()
