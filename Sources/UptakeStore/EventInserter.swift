@@ -155,8 +155,14 @@ public final class EventInserter {
   /// Events per fold step when ingest has paused: each step is one
   /// transaction, so a new batch waits at most one step (~0.5 s here).
   public static let foldStepEvents = 50_000
-  /// Events per fold step while batches keep coming, so the wait a step
-  /// adds to requests stays near 100 ms.
+  /// Events per fold step while batches keep coming and the backlog is
+  /// under `maxUnfoldedUnderLoad`, so the wait a step adds to requests
+  /// stays near 100 ms. Past the cap the writer folds in `foldStepEvents`
+  /// steps instead: then the fold must keep pace with ingest, and its cost
+  /// an event falls with the step, as each step writes a page of the
+  /// install tables once for all its events that land there (per event
+  /// folded, 24 us in 10k steps against 14 us in 50k ones on this loaded
+  /// machine; docs/profile-ingest.md).
   public static let busyFoldStepEvents = 10_000
 
   /// True while the duplicate index merges its in-memory level to disk.
@@ -170,14 +176,16 @@ public final class EventInserter {
   }
 
   /// Does one step of upkeep: a slice of the duplicate index's merge, or a
-  /// fold of stored events into the aggregates, a short one when `busy`.
+  /// fold of stored events into the aggregates, a short one when `busy`
+  /// unless the backlog is past `maxUnfoldedUnderLoad`.
   public func performMaintenanceStep(mayFold: Bool, busy: Bool) throws(StoreError) {
     if dedup.isMerging {
       try dedup.mergeNextChunk(database)
       return
     }
     if needsMaintenance(mayFold: mayFold) {
-      try foldRollups(maxEvents: busy ? Self.busyFoldStepEvents : Self.foldStepEvents)
+      let short = busy && unfoldedEvents <= Self.maxUnfoldedUnderLoad
+      try foldRollups(maxEvents: short ? Self.busyFoldStepEvents : Self.foldStepEvents)
     }
   }
 }

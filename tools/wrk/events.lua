@@ -2,9 +2,24 @@
 -- each with a fresh random UUIDv4 id, so every event is new to the dedup
 -- index. The ingest key comes from UPTAKE_INGEST_KEY.
 --   wrk -t2 -c64 -d10s -s tools/wrk/events.lua http://127.0.0.1:8080
+--
+-- Each event comes from one of a million installs. An install keeps its app
+-- version and OS version from event to event, as a real one does: both are
+-- derived from the installId, and each install upgrades to the next minor
+-- version once an hour at a moment of its own, so about 0.3 % of the
+-- installs upgrade during a 10 s run (the wrap from 2.12 back to 2.0 every
+-- 13 hours is the only downgrade). Why it matters: the rollups keep a row
+-- per install, day and version (install_days) and a row per upgrade
+-- (version_changes); with a random version in every event, as this script
+-- sent before, nearly every event was a new version of its install and
+-- half of them an upgrade, a load no real app produces, and the rollups'
+-- cost per event measured that instead of ingest. EVENT_VERSIONS=random
+-- still sends the old shape, to compare.
 local key = os.getenv("UPTAKE_INGEST_KEY") or error("set UPTAKE_INGEST_KEY")
 local per_request = tonumber(os.getenv("EVENTS_PER_REQUEST") or "1")
 local actions = { "impression", "impression", "impression", "download", "later", "ignore" }
+local random_versions = os.getenv("EVENT_VERSIONS") == "random"
+local upgrade_period_seconds = 3600
 
 local counter = 0
 
@@ -28,12 +43,26 @@ local function uuid4()
     r(0, 0xffff), r(0, 0xffffffff))
 end
 
+-- The install's minor version and OS version: fixed per install (a cheap
+-- integer mix of its number), plus one minor version per upgrade period
+-- passed since the install's own phase.
+local function versions(install)
+  if random_versions then return math.random(0, 12), math.random(0, 5) end
+  -- LuaJIT (wrk's Lua) has no integer division; these products stay exact
+  -- in a double.
+  local mixed = (install * 2654435761) % 4294967296
+  local phase = mixed % upgrade_period_seconds
+  local upgrades = math.floor((os.time() + phase) / upgrade_period_seconds)
+  return (math.floor(mixed / 4096) + upgrades) % 13, math.floor(mixed / 65536) % 6
+end
+
 local function event()
+  local install = math.random(0, 999999)
+  local minor, os_minor = versions(install)
   return string.format(
     '{"id":"%s","updateId":"782000001589%03d","action":"%s","appVersion":"2.%d.0",' ..
     '"installId":"%08x","platform":"ios","osVersion":"17.%d"}',
-    uuid4(), math.random(0, 99), actions[math.random(1, #actions)], math.random(0, 12),
-    math.random(0, 999999), math.random(0, 5))
+    uuid4(), math.random(0, 99), actions[math.random(1, #actions)], minor, install, os_minor)
 end
 
 function request()
