@@ -8,8 +8,7 @@ extension ReportQueries {
   /// bucket counts directly when all three are asked for, otherwise the
   /// installs behind them, so distinct counts stay exact across merged
   /// buckets. Hourly groupings, and groupings by appVersion, platform or
-  /// osVersion, read the events of the range (slower: no rollup keeps hours
-  /// or those dimensions, which would cost ingest a write per event each).
+  /// osVersion, read the dimension rollups (`groupedFromDimensions`).
   public func grouped(
     appNo: Int64, keys: [GroupKey], granularity: Granularity, range: DayRange, test: TestFilter
   ) throws(StoreError) -> [GroupedRow] {
@@ -18,7 +17,7 @@ extension ReportQueries {
     let rows =
       try Set(keys).isSubset(of: rollupKeys) && !hourly
       ? groupedFromRollups(appNo: appNo, keys: keys, range: range, test: test)
-      : groupedFromEvents(
+      : groupedFromDimensions(
         appNo: appNo, keys: keys, granularity: granularity, range: range, test: test)
     return rows.sorted { Self.precedes($0.keys, $1.keys, keys) }
   }
@@ -107,64 +106,6 @@ extension ReportQueries {
           keys: key, events: group.events,
           installs: bucketCountsSuffice ? group.installs : group.members.count)
       }
-    }
-  }
-
-  /// Any grouping, straight from the events of the range.
-  private func groupedFromEvents(
-    appNo: Int64, keys: [GroupKey], granularity: Granularity, range: DayRange, test: TestFilter
-  ) throws(StoreError) -> [GroupedRow] {
-    let columns = keys.map { Self.eventColumn($0, granularity: granularity) }
-    let selectList = (columns + ["count(*)", "count(DISTINCT install_id)"]).joined(separator: ", ")
-    let groupList =
-      keys.isEmpty ? "" : "GROUP BY " + (1...keys.count).map(String.init).joined(separator: ", ")
-    return try database.read { () throws(StoreError) -> [GroupedRow] in
-      let statement = try database.statement(
-        """
-        SELECT \(selectList) FROM events
-        WHERE app_no = ? AND ts >= ? AND ts < ? AND \(test.sqlCondition) \(groupList)
-        """)
-      try bindScope(statement, appNo: appNo, from: range.startMs, through: range.endMs)
-      var rows: [GroupedRow] = []
-      while try statement.step() {
-        var values: [String?] = []
-        for (index, key) in keys.enumerated() {
-          let column = Int32(index)
-          values.append(
-            statement.isNull(column)
-              ? nil : Self.formatEventColumn(key, statement, column, granularity))
-        }
-        let count = Int32(keys.count)
-        let events = statement.int(count)
-        guard events > 0 else { continue }  // an aggregate without GROUP BY over no rows
-        rows.append(GroupedRow(keys: values, events: events, installs: statement.int(count + 1)))
-      }
-      return rows
-    }
-  }
-
-  private static func eventColumn(_ key: GroupKey, granularity: Granularity) -> String {
-    switch key {
-    case .date: granularity == .day ? "ts / 86400000" : "ts / 3600000"
-    case .updateId: "update_id"
-    case .action: "action"
-    case .appVersion: "app_version"
-    case .platform: "platform"
-    case .osVersion: "os_version"
-    }
-  }
-
-  private static func formatEventColumn(
-    _ key: GroupKey, _ statement: Statement, _ column: Int32, _ granularity: Granularity
-  ) -> String {
-    switch key {
-    case .date:
-      let bucket = statement.int64(column)
-      return granularity == .hour ? formatHour(bucket) : Timestamp.formatDate(dayNumber: bucket)
-    case .action:
-      return Action(rawValue: statement.int(column))?.name ?? "unknown"
-    default:
-      return statement.string(column)
     }
   }
 
