@@ -47,7 +47,7 @@ enum DimensionFold {
     return numbers
   }
 
-  private struct CountKey: Hashable {
+  private struct CountKey: Equatable {
     let appNo: Int64
     let isTest: Bool
     /// An hour or a day number.
@@ -56,26 +56,55 @@ enum DimensionFold {
     let action: UInt8
   }
 
-  /// hourly_dimension_counts and daily_dimension_counts: each bucket summed
-  /// in memory, then added to its row once.
+  /// hourly_dimension_counts and daily_dimension_counts. Events come in
+  /// seq order, close to time order, so they are counted an hour at a time
+  /// in an array indexed by (dimension set, test flag, action), without
+  /// hashing; an hour met again later (events out of order) adds a second
+  /// partial count, summed with the first once sorted. Each bucket's row is
+  /// then written once.
   private static func writeCounts(_ batch: FoldBatch, _ numbers: [Int64], _ database: Database)
     throws(StoreError)
   {
-    var hourly: [CountKey: Int] = [:]
+    var current = [Int](repeating: 0, count: batch.dimensionSets.count * 8)
+    var touched: [Int] = []
+    var currentHour = Int64.min
+    var partials: [(key: CountKey, events: Int)] = []
+    func flush() {
+      for index in touched {
+        let set = index >> 3
+        partials.append(
+          (
+            CountKey(
+              appNo: batch.dimensionSets[set].appNo, isTest: index & 4 != 0, time: currentHour,
+              dimsNo: numbers[set], action: UInt8(index & 3)),
+            current[index]
+          ))
+        current[index] = 0
+      }
+      touched.removeAll(keepingCapacity: true)
+    }
     for event in batch.events {
-      let key = CountKey(
-        appNo: event.appNo, isTest: event.isTest,
-        time: Timestamp.hourNumber(ms: event.timestampMs),
-        dimsNo: numbers[Int(event.dimensions)], action: event.action)
-      hourly[key, default: 0] += 1
+      let hour = Timestamp.hourNumber(ms: event.timestampMs)
+      if hour != currentHour {
+        flush()
+        currentHour = hour
+      }
+      let index = Int(event.dimensions) << 3 | (event.isTest ? 4 : 0) | Int(event.action)
+      if current[index] == 0 { touched.append(index) }
+      current[index] += 1
     }
-    var daily: [CountKey: Int] = [:]
-    for (key, events) in hourly {
-      let day = CountKey(
-        appNo: key.appNo, isTest: key.isTest, time: Timestamp.dayNumber(ms: key.time * 3_600_000),
-        dimsNo: key.dimsNo, action: key.action)
-      daily[day, default: 0] += events
-    }
+    flush()
+    let hourly = summed(partials)
+    let daily = summed(
+      hourly.map { key, events in
+        (
+          CountKey(
+            appNo: key.appNo, isTest: key.isTest,
+            time: Timestamp.dayNumber(ms: key.time * 3_600_000),
+            dimsNo: key.dimsNo, action: key.action),
+          events
+        )
+      })
     for (table, time, buckets) in [
       ("hourly_dimension_counts", "hour", hourly), ("daily_dimension_counts", "day", daily),
     ] {
@@ -85,7 +114,7 @@ enum DimensionFold {
         VALUES (?, ?, ?, ?, ?, ?)
         ON CONFLICT DO UPDATE SET events = events + excluded.events
         """)
-      for (key, events) in buckets.sorted(by: { precedes($0.key, $1.key) }) {
+      for (key, events) in buckets {
         try add.bind(1, key.appNo)
         try add.bind(2, Int64(key.isTest ? 1 : 0))
         try add.bind(3, key.time)
@@ -95,6 +124,21 @@ enum DimensionFold {
         try add.run()
       }
     }
+  }
+
+  /// Partial counts sorted in key order, those of one bucket summed.
+  private static func summed(_ partials: [(key: CountKey, events: Int)]) -> [(
+    key: CountKey, events: Int
+  )] {
+    var sums: [(key: CountKey, events: Int)] = []
+    for partial in partials.sorted(by: { precedes($0.key, $1.key) }) {
+      if let last = sums.last, last.key == partial.key {
+        sums[sums.count - 1].events += partial.events
+      } else {
+        sums.append(partial)
+      }
+    }
+    return sums
   }
 
   private static func precedes(_ lhs: CountKey, _ rhs: CountKey) -> Bool {

@@ -50,8 +50,7 @@ struct FoldBatch {
     batch.lastSeq = after
     var updates = TextNumbering()
     var optionalTexts = TextNumbering()
-    var dimensionNumbers: [DimensionCodes: Int32] = [:]
-    var dimensionCodes: [DimensionCodes] = []
+    var dimensionNumbers = DimensionNumbering()
     let statement = try database.statement(
       """
       SELECT seq, app_no, update_id, action, app_version, install_id, ts, is_test, platform,
@@ -79,14 +78,7 @@ struct FoldBatch {
       let codes = DimensionCodes(
         appNo: appNo, update: update, version: version, platform: optional(8),
         osVersion: optional(9))
-      let dimensions: Int32
-      if let known = dimensionNumbers[codes] {
-        dimensions = known
-      } else {
-        dimensions = Int32(dimensionCodes.count)
-        dimensionNumbers[codes] = dimensions
-        dimensionCodes.append(codes)
-      }
+      let dimensions = dimensionNumbers.number(codes)
       batch.events.append(
         FoldEvent(
           installKey: installKey, timestampMs: timestampMs, appNo: appNo, update: update,
@@ -98,7 +90,7 @@ struct FoldBatch {
     func optionalText(_ number: Int32) -> String? {
       number < 0 ? nil : optionalTexts.texts[Int(number)]
     }
-    batch.dimensionSets = dimensionCodes.map { codes in
+    batch.dimensionSets = dimensionNumbers.codes.map { codes in
       DimensionSet(
         appNo: codes.appNo, updateId: updates.texts[Int(codes.update)],
         appVersion: batch.versions.texts[Int(codes.version)],
@@ -112,16 +104,6 @@ struct FoldBatch {
     }
     return batch
   }
-}
-
-/// A dimension set of a batch by its texts' numbers (-1 for a missing
-/// platform or OS version).
-private struct DimensionCodes: Hashable {
-  let appNo: Int64
-  let update: Int32
-  let version: Int32
-  let platform: Int32
-  let osVersion: Int32
 }
 
 /// A row of install_days held by a fold: an install seen on a version on a
