@@ -1,3 +1,4 @@
+import CSQLite
 import UptakeCore
 
 /// The groups of one grouped report read from the dimension tables, and
@@ -73,7 +74,9 @@ struct DimensionGrouping {
   /// would mean a damaged database.
   func part(dimsNo: Int64) throws(StoreError) -> Int32 {
     guard dimsNo >= 0, Int(dimsNo) < partOfDimsNo.count, partOfDimsNo[Int(dimsNo)] >= 0 else {
-      throw .notFound("dimension set \(dimsNo)")
+      throw .sqlite(
+        code: SQLITE_CORRUPT, message: "dimension set \(dimsNo) is missing from dimension_sets",
+        sql: nil)
     }
     return partOfDimsNo[Int(dimsNo)]
   }
