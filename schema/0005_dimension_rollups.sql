@@ -80,9 +80,10 @@ CREATE TABLE install_presence (
 ) WITHOUT ROWID;
 
 -- Backfill: the events folded already (the fold takes the rest, as any
--- unfolded events). One pass per table over the events, sorted by SQLite;
--- about a minute per 10M events, once, when the daemon or CLI first opens
--- an upgraded database. Actions outside 0–3 are skipped, as the fold skips
+-- unfolded events). One pass over the events into a temporary table, then
+-- one sort per table: 66 s of CPU for 10.4M events (2.6 min of wall time at
+-- a load of 9), once, when the daemon or CLI first opens an upgraded
+-- database; the file grows by 8 % (2.63 to 2.85 GB). Actions outside 0–3 are skipped, as the fold skips
 -- them; a sum of distinct powers of two is their bitwise OR.
 CREATE TEMP TABLE folded_events (
   app_no INTEGER NOT NULL,
