@@ -94,6 +94,11 @@ public enum Timestamp {
     floorDivide(ms, msPerDay)
   }
 
+  /// Hours since 1970-01-01T00 UTC (negative before).
+  public static func hourNumber(ms: Int64) -> Int64 {
+    floorDivide(ms, msPerDay / 24)
+  }
+
   /// Parses exactly `YYYY-MM-DD` naming a real calendar date into its day
   /// number, or returns nil.
   public static func parseDate(_ text: String) -> Int64? {

@@ -1,6 +1,6 @@
 import UptakeCore
 
-/// One stored event as a fold needs it, in 40 bytes: texts as numbers of
+/// One stored event as a fold needs it, in 48 bytes: texts as numbers of
 /// the batch's `TextNumbering`s, so a few million of them sort quickly and
 /// fit in memory.
 struct FoldEvent {
@@ -12,6 +12,9 @@ struct FoldEvent {
   /// The app version's number in `FoldBatch.versions`.
   var version: Int32
   var day: Int32
+  /// The event's (update, app version, platform, OS version) as an index
+  /// of `FoldBatch.dimensionSets`.
+  var dimensions: Int32
   var action: UInt8
   var isTest: Bool
   /// False for an event without an `installId`: it counts as an event, but
@@ -32,6 +35,9 @@ struct FoldBatch {
   /// sorting by the text as daily_counts' key does.
   var updateIds: [String] = []
   var versions = TextNumbering()
+  /// The distinct (update, app version, platform, OS version) of the
+  /// batch's events, per app.
+  var dimensionSets: [DimensionSet] = []
   /// Events read, including any skipped for an unknown action code.
   var count = 0
   var lastSeq: Int64 = 0
@@ -43,9 +49,12 @@ struct FoldBatch {
     var batch = FoldBatch()
     batch.lastSeq = after
     var updates = TextNumbering()
+    var optionalTexts = TextNumbering()
+    var dimensionNumbers = DimensionNumbering()
     let statement = try database.statement(
       """
-      SELECT seq, app_no, update_id, action, app_version, install_id, ts, is_test
+      SELECT seq, app_no, update_id, action, app_version, install_id, ts, is_test, platform,
+        os_version
       FROM events WHERE seq > ? ORDER BY seq LIMIT ?
       """)
     try statement.bind(1, after)
@@ -61,15 +70,32 @@ struct FoldBatch {
       let installKey =
         hasInstall ? statement.withText(5) { StableHash.installKey(appNo: appNo, utf8: $0) } : 0
       let timestampMs = statement.int64(6)
+      let update = statement.withText(2) { updates.number($0) }
+      let version = statement.withText(4) { batch.versions.number($0) }
+      func optional(_ column: Int32) -> Int32 {
+        statement.isNull(column) ? -1 : statement.withText(column) { optionalTexts.number($0) }
+      }
+      let codes = DimensionCodes(
+        appNo: appNo, update: update, version: version, platform: optional(8),
+        osVersion: optional(9))
+      let dimensions = dimensionNumbers.number(codes)
       batch.events.append(
         FoldEvent(
-          installKey: installKey, timestampMs: timestampMs, appNo: appNo,
-          update: statement.withText(2) { updates.number($0) },
-          version: statement.withText(4) { batch.versions.number($0) },
-          day: Int32(Timestamp.dayNumber(ms: timestampMs)), action: UInt8(action),
-          isTest: statement.int64(7) != 0, hasInstall: hasInstall))
+          installKey: installKey, timestampMs: timestampMs, appNo: appNo, update: update,
+          version: version, day: Int32(Timestamp.dayNumber(ms: timestampMs)),
+          dimensions: dimensions, action: UInt8(action), isTest: statement.int64(7) != 0,
+          hasInstall: hasInstall))
     }
     statement.reset()
+    func optionalText(_ number: Int32) -> String? {
+      number < 0 ? nil : optionalTexts.texts[Int(number)]
+    }
+    batch.dimensionSets = dimensionNumbers.codes.map { codes in
+      DimensionSet(
+        appNo: codes.appNo, updateId: updates.texts[Int(codes.update)],
+        appVersion: batch.versions.texts[Int(codes.version)],
+        platform: optionalText(codes.platform), osVersion: optionalText(codes.osVersion))
+    }
     let ranks = updates.byteOrderRanks()
     batch.updateIds = [String](repeating: "", count: ranks.count)
     for (number, rank) in ranks.enumerated() { batch.updateIds[Int(rank)] = updates.texts[number] }

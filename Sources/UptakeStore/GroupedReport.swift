@@ -4,51 +4,46 @@ extension ReportQueries {
   /// Events and distinct installs grouped by `keys`, sorted by the keys in
   /// order: versions in version order, everything else in text order.
   ///
-  /// Daily groupings of date, updateId and action read the rollups: the
-  /// bucket counts directly when all three are asked for, otherwise the
-  /// installs behind them, so distinct counts stay exact across merged
-  /// buckets. Hourly groupings, and groupings by appVersion, platform or
-  /// osVersion, read the events of the range (slower: no rollup keeps hours
-  /// or those dimensions, which would cost ingest a write per event each).
+  /// The default grouping (date, updateId, action by day) is daily_counts'
+  /// own buckets: their counts are summed directly. Any other grouping
+  /// merges buckets, so distinct installs must be counted across them: it
+  /// reads the dimension rollups (`groupedFromDimensions`), whose presence
+  /// rows are ordered by day and so cost in proportion to the range (the
+  /// installs of daily_installs lead with the update, and a range of days
+  /// read every row of the app: seconds at 10M events).
   public func grouped(
     appNo: Int64, keys: [GroupKey], granularity: Granularity, range: DayRange, test: TestFilter
   ) throws(StoreError) -> [GroupedRow] {
-    let rollupKeys: Set<GroupKey> = [.date, .updateId, .action]
-    let hourly = granularity == .hour && keys.contains(.date)
+    // Each bucket holds one flag's installs; under `include` an install with
+    // both kinds of events must count once, so buckets do not suffice.
+    let bucketsSuffice =
+      Set(keys) == [.date, .updateId, .action] && granularity == .day && test != .include
     let rows =
-      try Set(keys).isSubset(of: rollupKeys) && !hourly
-      ? groupedFromRollups(appNo: appNo, keys: keys, range: range, test: test)
-      : groupedFromEvents(
+      try bucketsSuffice
+      ? groupedFromBuckets(appNo: appNo, keys: keys, range: range, test: test)
+      : groupedFromDimensions(
         appNo: appNo, keys: keys, granularity: granularity, range: range, test: test)
     return rows.sorted { Self.precedes($0.keys, $1.keys, keys) }
   }
 
-  private struct Group {
-    var events = 0
-    var installs = 0
-    var members = InstallSet()
-  }
-
-  private func groupedFromRollups(
+  /// daily_counts' buckets, in the order of `keys`, plus the unfolded
+  /// events: an unfolded install counts where the bucket's folded installs
+  /// do not hold it yet.
+  private func groupedFromBuckets(
     appNo: Int64, keys: [GroupKey], range: DayRange, test: TestFilter
   ) throws(StoreError) -> [GroupedRow] {
-    // Each bucket holds one flag's installs; under `include` an install with
-    // both kinds of events must count once, so read the installs instead.
-    let bucketCountsSuffice = Set(keys).count == 3 && test != .include
-
     func project(_ updateId: String, _ day: Int64, _ action: Int) -> [String?] {
       keys.map { key in
         switch key {
         case .date: Timestamp.formatDate(dayNumber: day)
         case .updateId: updateId
-        case .action: Action(rawValue: action)?.name
-        default: nil
+        default: Action(rawValue: action)?.name
         }
       }
     }
 
     return try database.read { () throws(StoreError) -> [GroupedRow] in
-      var groups: [[String?]: Group] = [:]
+      var groups: [[String?]: (events: Int, installs: Int)] = [:]
       let statement = try database.statement(
         """
         SELECT update_id, day, action, sum(events), sum(installs) FROM daily_counts
@@ -58,20 +53,8 @@ extension ReportQueries {
       try bindScope(statement, appNo: appNo, from: range.fromDay, through: range.toDay)
       while try statement.step() {
         let key = project(statement.string(0), statement.int64(1), statement.int(2))
-        groups[key, default: Group()].events += statement.int(3)
-        groups[key, default: Group()].installs += statement.int(4)
-      }
-      if !bucketCountsSuffice {
-        let installs = try database.statement(
-          """
-          SELECT update_id, day, action, install_key FROM daily_installs
-          WHERE app_no = ? AND day BETWEEN ? AND ? AND \(test.sqlCondition)
-          """)
-        try bindScope(installs, appNo: appNo, from: range.fromDay, through: range.toDay)
-        while try installs.step() {
-          let key = project(installs.string(0), installs.int64(1), installs.int(2))
-          groups[key, default: Group()].members.insert(installs.int64(3))
-        }
+        groups[key, default: (0, 0)].events += statement.int(3)
+        groups[key, default: (0, 0)].installs += statement.int(4)
       }
 
       let tail = try RollupTail.load(database, appNo: appNo)
@@ -84,87 +67,21 @@ extension ReportQueries {
       where test.admits(isTest: bucket.isTest) && (range.fromDay...range.toDay).contains(bucket.day)
       {
         let key = project(bucket.updateId, bucket.day, bucket.action.rawValue)
-        groups[key, default: Group()].events += bucketCounts.events
-        let tailMembers = tail.dailyInstalls[bucket]?.keys.map { $0 } ?? []
-        if !bucketCountsSuffice {
-          for install in tailMembers { groups[key, default: Group()].members.insert(install) }
-          continue
-        }
-        // Installs new to the bucket: not among those folded already.
-        for install in tailMembers {
+        groups[key, default: (0, 0)].events += bucketCounts.events
+        for install in tail.dailyInstalls[bucket]?.keys.map({ $0 }) ?? [] {
           try exists.bind(1, bucket.appNo)
           try exists.bind(2, Int64(bucket.isTest ? 1 : 0))
           try exists.bind(3, bucket.updateId)
           try exists.bind(4, bucket.day)
           try exists.bind(5, Int64(bucket.action.rawValue))
           try exists.bind(6, install)
-          if try !exists.step() { groups[key, default: Group()].installs += 1 }
+          if try !exists.step() { groups[key, default: (0, 0)].installs += 1 }
           exists.reset()
         }
       }
       return groups.map { key, group in
-        GroupedRow(
-          keys: key, events: group.events,
-          installs: bucketCountsSuffice ? group.installs : group.members.count)
+        GroupedRow(keys: key, events: group.events, installs: group.installs)
       }
-    }
-  }
-
-  /// Any grouping, straight from the events of the range.
-  private func groupedFromEvents(
-    appNo: Int64, keys: [GroupKey], granularity: Granularity, range: DayRange, test: TestFilter
-  ) throws(StoreError) -> [GroupedRow] {
-    let columns = keys.map { Self.eventColumn($0, granularity: granularity) }
-    let selectList = (columns + ["count(*)", "count(DISTINCT install_id)"]).joined(separator: ", ")
-    let groupList =
-      keys.isEmpty ? "" : "GROUP BY " + (1...keys.count).map(String.init).joined(separator: ", ")
-    return try database.read { () throws(StoreError) -> [GroupedRow] in
-      let statement = try database.statement(
-        """
-        SELECT \(selectList) FROM events
-        WHERE app_no = ? AND ts >= ? AND ts < ? AND \(test.sqlCondition) \(groupList)
-        """)
-      try bindScope(statement, appNo: appNo, from: range.startMs, through: range.endMs)
-      var rows: [GroupedRow] = []
-      while try statement.step() {
-        var values: [String?] = []
-        for (index, key) in keys.enumerated() {
-          let column = Int32(index)
-          values.append(
-            statement.isNull(column)
-              ? nil : Self.formatEventColumn(key, statement, column, granularity))
-        }
-        let count = Int32(keys.count)
-        let events = statement.int(count)
-        guard events > 0 else { continue }  // an aggregate without GROUP BY over no rows
-        rows.append(GroupedRow(keys: values, events: events, installs: statement.int(count + 1)))
-      }
-      return rows
-    }
-  }
-
-  private static func eventColumn(_ key: GroupKey, granularity: Granularity) -> String {
-    switch key {
-    case .date: granularity == .day ? "ts / 86400000" : "ts / 3600000"
-    case .updateId: "update_id"
-    case .action: "action"
-    case .appVersion: "app_version"
-    case .platform: "platform"
-    case .osVersion: "os_version"
-    }
-  }
-
-  private static func formatEventColumn(
-    _ key: GroupKey, _ statement: Statement, _ column: Int32, _ granularity: Granularity
-  ) -> String {
-    switch key {
-    case .date:
-      let bucket = statement.int64(column)
-      return granularity == .hour ? formatHour(bucket) : Timestamp.formatDate(dayNumber: bucket)
-    case .action:
-      return Action(rawValue: statement.int(column))?.name ?? "unknown"
-    default:
-      return statement.string(column)
     }
   }
 

@@ -9,6 +9,8 @@ struct RollupEvent {
   let appVersion: String
   let installKey: Int64?
   let timestampMs: Int64
+  let platform: String?
+  let osVersion: String?
 }
 
 /// The aggregates of the events not folded yet, held in memory: reports add

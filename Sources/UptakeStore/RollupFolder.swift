@@ -1,6 +1,7 @@
 import UptakeCore
 
-/// Folds stored events into the rollup tables of schema/0002_rollups.sql.
+/// Folds stored events into the rollup tables of schema/0002_rollups.sql
+/// and schema/0005_dimension_rollups.sql (`DimensionFold`).
 ///
 /// Why fold in bulk instead of updating the aggregates with every batch:
 /// distinct install counts need one row per install and bucket, and install
@@ -30,6 +31,7 @@ enum RollupFolder {
       guard batch.count > 0 else { return 0 }
       try writeDaily(&batch, database)
       try writeSeen(&batch, database)
+      try DimensionFold.write(batch, database)
       let record = try database.statement(
         "INSERT OR REPLACE INTO store_state (name, value) VALUES (?, ?)")
       try record.bind(1, foldedSeqName)

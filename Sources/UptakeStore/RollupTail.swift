@@ -14,7 +14,7 @@ enum RollupTail {
     // of the app.
     let statement = try database.statement(
       """
-      SELECT app_no, update_id, action, app_version, install_id, ts, is_test
+      SELECT app_no, update_id, action, app_version, install_id, ts, is_test, platform, os_version
       FROM events WHERE seq > ? AND +app_no = ?
       """)
     try statement.bind(1, after)
@@ -26,7 +26,8 @@ enum RollupTail {
     return delta
   }
 
-  /// Reads (app_no, update_id, action, app_version, install_id, ts, is_test).
+  /// Reads (app_no, update_id, action, app_version, install_id, ts, is_test, platform,
+  /// os_version).
   private static func event(_ statement: Statement) -> RollupEvent? {
     let appNo = statement.int64(0)
     guard let action = Action(rawValue: statement.int(2)) else { return nil }
@@ -37,6 +38,7 @@ enum RollupTail {
       appNo: appNo, isTest: statement.int(6) != 0,
       updateId: statement.string(1), action: action,
       appVersion: statement.string(3), installKey: installKey,
-      timestampMs: statement.int64(5))
+      timestampMs: statement.int64(5), platform: statement.optionalString(7),
+      osVersion: statement.optionalString(8))
   }
 }

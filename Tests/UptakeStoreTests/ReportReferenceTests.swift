@@ -141,6 +141,81 @@ struct ReportReferenceTests {
     comparison.finish()
   }
 
+  @Test("hours: an install's events folded apart, out of order, count once per hour and group")
+  func hoursAcrossFolds() throws {
+    let world = try ReferenceWorld(appIds: ["app-a"])
+    let day = world.today - 1
+    func event(
+      _ installId: String?, _ action: Action, _ hours: Int64, _ minutes: Int64,
+      os: String = "17.4", platform: Platform = .ios, isTest: Bool = false
+    ) -> Event {
+      Event(
+        updateId: "U", action: action, appVersion: "2.0.0", installId: installId,
+        timestampMs: day * 86_400_000 + hours * 3_600_000 + minutes * 60_000, osVersion: os,
+        platform: platform, isTest: isTest)
+    }
+    // Folded first: p twice in hour 05, q on Android in hour 05, r late in
+    // the day before.
+    try world.add(
+      [
+        (
+          world.apps[0],
+          [
+            event("p", .impression, 5, 10), event("p", .impression, 5, 20),
+            event("q", .impression, 5, 30, os: "14", platform: .android),
+            event("r", .later, -1, 59),
+          ]
+        )
+      ], shuffleSeed: 3)
+    try world.foldAll()
+    // Arriving after that fold: p earlier in the day (hour 03) and its
+    // download in hour 05, p's test event, and an event without install.
+    try world.add(
+      [
+        (
+          world.apps[0],
+          [
+            event("p", .impression, 3, 0), event("p", .download, 5, 40),
+            event("p", .impression, 5, 50, isTest: true), event(nil, .impression, 5, 55),
+          ]
+        )
+      ], shuffleSeed: 4)
+    let date = Timestamp.formatDate(dayNumber: day)
+    let expected: [(TestFilter, [GroupKey], [GroupedRow])] = [
+      (
+        .exclude, [.date, .osVersion],
+        [
+          GroupedRow(keys: [date + "T03", "17.4"], events: 1, installs: 1),
+          GroupedRow(keys: [date + "T05", "14"], events: 1, installs: 1),
+          GroupedRow(keys: [date + "T05", "17.4"], events: 4, installs: 1),
+        ]
+      ),
+      (
+        .include, [.action, .date],
+        [
+          GroupedRow(keys: ["download", date + "T05"], events: 1, installs: 1),
+          GroupedRow(keys: ["impression", date + "T03"], events: 1, installs: 1),
+          GroupedRow(keys: ["impression", date + "T05"], events: 5, installs: 2),
+        ]
+      ),
+      (.only, [.platform], [GroupedRow(keys: ["ios"], events: 1, installs: 1)]),
+    ]
+    let range = DayRange(fromDay: day, toDay: day)
+    for state in ["tail unfolded", "all folded"] {
+      if state == "all folded" { try world.foldAll() }
+      for (filter, keys, rows) in expected {
+        let scope = world.reference.scope(appNo: world.apps[0], range: range, test: filter)
+        #expect(scope.grouped(keys, .hour) == rows, "reference, test=\(filter)")
+        for store in world.stores {
+          #expect(
+            try store.queries.grouped(
+              appNo: world.apps[0], keys: keys, granularity: .hour, range: range, test: filter)
+              == rows, "\(state), \(store.name), test=\(filter)")
+        }
+      }
+    }
+  }
+
   @Test("funnel and adoption: figures worked out by hand, for the reference and the store")
   func handWorkedFunnel() throws {
     let world = try ReferenceWorld(appIds: ["app-a"])
@@ -507,6 +582,10 @@ final class ReferenceWorld {
     ([.date], .day), ([.updateId], .day), ([.action, .date], .day), ([.appVersion], .day),
     ([.platform, .osVersion], .day), ([.date, .appVersion, .action], .day),
     (GroupKey.defaultGrouping, .hour), ([.date], .hour),
+    ([.date, .osVersion], .hour), ([.platform, .date, .action], .hour),
+    ([.osVersion, .appVersion], .hour), ([.date, .platform], .day),
+    ([.updateId, .appVersion, .platform, .osVersion, .action], .day),
+    ([.action, .osVersion, .date, .updateId, .platform, .appVersion], .hour),
   ]
 
   /// Offsets which test filter each range is checked under, so that

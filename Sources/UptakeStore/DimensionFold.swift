@@ -1,0 +1,219 @@
+import UptakeCore
+
+/// Folds a batch into the tables of schema/0005_dimension_rollups.sql:
+/// events per hour and per day, and install presence per day, each by
+/// dimension set and action. Like the rest of the fold, each touched row is
+/// written once, in key order.
+enum DimensionFold {
+  static func write(_ batch: FoldBatch, _ database: Database) throws(StoreError) {
+    let numbers = try storedNumbers(batch.dimensionSets, database)
+    try writeCounts(batch, numbers, database)
+    try writePresence(batch, numbers, database)
+  }
+
+  /// The dims_no of each of the batch's dimension sets, adding those new to
+  /// the table.
+  private static func storedNumbers(_ sets: [DimensionSet], _ database: Database)
+    throws(StoreError) -> [Int64]
+  {
+    let find = try database.statement(
+      """
+      SELECT dims_no FROM dimension_sets WHERE app_no = ? AND update_id = ? AND app_version = ?
+        AND platform IS ? AND os_version IS ?
+      """)
+    let add = try database.statement(
+      """
+      INSERT INTO dimension_sets (app_no, update_id, app_version, platform, os_version)
+      VALUES (?, ?, ?, ?, ?)
+      """)
+    var numbers: [Int64] = []
+    numbers.reserveCapacity(sets.count)
+    for set in sets {
+      for statement in [find, add] {
+        try statement.bind(1, set.appNo)
+        try statement.bind(2, set.updateId)
+        try statement.bind(3, set.appVersion)
+        try statement.bind(4, set.platform)
+        try statement.bind(5, set.osVersion)
+      }
+      if try find.step() {
+        numbers.append(find.int64(0))
+      } else {
+        try add.run()
+        numbers.append(database.lastInsertRowID)
+      }
+      find.reset()
+    }
+    return numbers
+  }
+
+  private struct CountKey: Equatable {
+    let appNo: Int64
+    let isTest: Bool
+    /// An hour or a day number.
+    let time: Int64
+    let dimsNo: Int64
+    let action: UInt8
+  }
+
+  /// hourly_dimension_counts and daily_dimension_counts. Events come in
+  /// seq order, close to time order, so they are counted an hour at a time
+  /// in an array indexed by (dimension set, test flag, action), without
+  /// hashing; an hour met again later (events out of order) adds a second
+  /// partial count, summed with the first once sorted. Each bucket's row is
+  /// then written once.
+  private static func writeCounts(_ batch: FoldBatch, _ numbers: [Int64], _ database: Database)
+    throws(StoreError)
+  {
+    var current = [Int](repeating: 0, count: batch.dimensionSets.count * 8)
+    var touched: [Int] = []
+    var currentHour = Int64.min
+    var partials: [(key: CountKey, events: Int)] = []
+    func flush() {
+      for index in touched {
+        let set = index >> 3
+        partials.append(
+          (
+            CountKey(
+              appNo: batch.dimensionSets[set].appNo, isTest: index & 4 != 0, time: currentHour,
+              dimsNo: numbers[set], action: UInt8(index & 3)),
+            current[index]
+          ))
+        current[index] = 0
+      }
+      touched.removeAll(keepingCapacity: true)
+    }
+    for event in batch.events {
+      let hour = Timestamp.hourNumber(ms: event.timestampMs)
+      if hour != currentHour {
+        flush()
+        currentHour = hour
+      }
+      let index = Int(event.dimensions) << 3 | (event.isTest ? 4 : 0) | Int(event.action)
+      if current[index] == 0 { touched.append(index) }
+      current[index] += 1
+    }
+    flush()
+    let hourly = summed(partials)
+    let daily = summed(
+      hourly.map { key, events in
+        (
+          CountKey(
+            appNo: key.appNo, isTest: key.isTest,
+            time: Timestamp.dayNumber(ms: key.time * 3_600_000),
+            dimsNo: key.dimsNo, action: key.action),
+          events
+        )
+      })
+    for (table, time, buckets) in [
+      ("hourly_dimension_counts", "hour", hourly), ("daily_dimension_counts", "day", daily),
+    ] {
+      let add = try database.statement(
+        """
+        INSERT INTO \(table) (app_no, is_test, \(time), dims_no, action, events)
+        VALUES (?, ?, ?, ?, ?, ?)
+        ON CONFLICT DO UPDATE SET events = events + excluded.events
+        """)
+      for (key, events) in buckets {
+        try add.bind(1, key.appNo)
+        try add.bind(2, Int64(key.isTest ? 1 : 0))
+        try add.bind(3, key.time)
+        try add.bind(4, key.dimsNo)
+        try add.bind(5, Int64(key.action))
+        try add.bind(6, events)
+        try add.run()
+      }
+    }
+  }
+
+  /// Partial counts sorted in key order, those of one bucket summed.
+  private static func summed(_ partials: [(key: CountKey, events: Int)]) -> [(
+    key: CountKey, events: Int
+  )] {
+    var sums: [(key: CountKey, events: Int)] = []
+    for partial in partials.sorted(by: { precedes($0.key, $1.key) }) {
+      if let last = sums.last, last.key == partial.key {
+        sums[sums.count - 1].events += partial.events
+      } else {
+        sums.append(partial)
+      }
+    }
+    return sums
+  }
+
+  private static func precedes(_ lhs: CountKey, _ rhs: CountKey) -> Bool {
+    if lhs.appNo != rhs.appNo { return lhs.appNo < rhs.appNo }
+    if lhs.isTest != rhs.isTest { return !lhs.isTest }
+    if lhs.time != rhs.time { return lhs.time < rhs.time }
+    if lhs.dimsNo != rhs.dimsNo { return lhs.dimsNo < rhs.dimsNo }
+    return lhs.action < rhs.action
+  }
+
+  /// An event of an install, reduced to its install_presence row and bit.
+  private struct Sighting {
+    let appNo: Int64
+    let installKey: Int64
+    let dimsNo: Int64
+    let day: Int32
+    let isTest: Bool
+    let action: UInt8
+    let hourOfDay: UInt8
+
+    func sameRow(as other: Sighting) -> Bool {
+      appNo == other.appNo && isTest == other.isTest && day == other.day
+        && installKey == other.installKey && dimsNo == other.dimsNo
+    }
+  }
+
+  /// install_presence: the batch's sightings sorted in the table's key
+  /// order, each row's hour bits gathered, then OR-ed into the row.
+  private static func writePresence(
+    _ batch: FoldBatch, _ numbers: [Int64], _ database: Database
+  ) throws(StoreError) {
+    var sightings: [Sighting] = []
+    sightings.reserveCapacity(batch.events.count)
+    for event in batch.events where event.hasInstall {
+      let hour = Timestamp.hourNumber(ms: event.timestampMs)
+      sightings.append(
+        Sighting(
+          appNo: event.appNo, installKey: event.installKey,
+          dimsNo: numbers[Int(event.dimensions)], day: event.day, isTest: event.isTest,
+          action: event.action, hourOfDay: UInt8(hour - Int64(event.day) * 24)))
+    }
+    sightings.sort { lhs, rhs in
+      if lhs.appNo != rhs.appNo { return lhs.appNo < rhs.appNo }
+      if lhs.isTest != rhs.isTest { return !lhs.isTest }
+      if lhs.day != rhs.day { return lhs.day < rhs.day }
+      if lhs.installKey != rhs.installKey { return lhs.installKey < rhs.installKey }
+      return lhs.dimsNo < rhs.dimsNo
+    }
+    let add = try database.statement(
+      """
+      INSERT INTO install_presence (app_no, is_test, day, install_key, dims_no, impression_hours,
+        download_hours, later_hours, ignore_hours)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT DO UPDATE SET impression_hours = impression_hours | excluded.impression_hours,
+        download_hours = download_hours | excluded.download_hours,
+        later_hours = later_hours | excluded.later_hours,
+        ignore_hours = ignore_hours | excluded.ignore_hours
+      """)
+    var start = 0
+    while start < sightings.count {
+      let first = sightings[start]
+      var hours = SIMD4<Int64>()
+      var end = start
+      while end < sightings.count && sightings[end].sameRow(as: first) {
+        hours[Int(sightings[end].action)] |= 1 << Int64(sightings[end].hourOfDay)
+        end += 1
+      }
+      try add.bind(1, first.appNo)
+      try add.bind(2, Int64(first.isTest ? 1 : 0))
+      try add.bind(3, Int64(first.day))
+      try add.bind(4, first.installKey)
+      try add.bind(5, first.dimsNo)
+      for action in 0..<4 { try add.bind(Int32(6 + action), hours[action]) }
+      try add.run()
+      start = end
+    }
+  }
+}

@@ -1,0 +1,156 @@
+import UptakeCore
+
+extension ReportQueries {
+  /// Any grouping, from the tables of schema/0005_dimension_rollups.sql
+  /// plus the events not folded yet: event counts from the daily (or
+  /// hourly) rows of the range, distinct installs from its presence rows
+  /// (`PresenceCounter`). Costs in proportion to those rows.
+  func groupedFromDimensions(
+    appNo: Int64, keys: [GroupKey], granularity: Granularity, range: DayRange, test: TestFilter
+  ) throws(StoreError) -> [GroupedRow] {
+    try database.read { () throws(StoreError) -> [GroupedRow] in
+      var grouping = DimensionGrouping(keys: keys, granularity: granularity)
+      let sets = try database.statement(
+        """
+        SELECT dims_no, update_id, app_version, platform, os_version FROM dimension_sets
+        WHERE app_no = ?
+        """)
+      try sets.bind(1, appNo)
+      while try sets.step() {
+        grouping.register(
+          dimsNo: sets.int64(0),
+          DimensionSet(
+            appNo: appNo, updateId: sets.string(1), appVersion: sets.string(2),
+            platform: sets.optionalString(3), osVersion: sets.optionalString(4)))
+      }
+      sets.reset()
+
+      let tail = try RollupTail.load(database, appNo: appNo)
+      var sightings: [TailSighting] = []
+      for event in tail.events where test.admits(isTest: event.isTest) {
+        let day = Timestamp.dayNumber(ms: event.timestampMs)
+        guard (range.fromDay...range.toDay).contains(day) else { continue }
+        let part = grouping.part(
+          of: DimensionSet(
+            appNo: appNo, updateId: event.updateId, appVersion: event.appVersion,
+            platform: event.platform, osVersion: event.osVersion))
+        let hour = Timestamp.hourNumber(ms: event.timestampMs)
+        grouping.addEvents(
+          1, time: grouping.time(hour: hour),
+          slot: grouping.slot(part: part, action: event.action.rawValue))
+        guard let installKey = event.installKey else { continue }
+        var hours = SIMD4<Int64>()
+        hours[event.action.rawValue] = 1 << (hour - day * 24)
+        sightings.append(TailSighting(day: day, installKey: installKey, part: part, hours: hours))
+      }
+      sightings.sort { ($0.day, $0.installKey) < ($1.day, $1.installKey) }
+
+      let flags = [false, true].filter { test.admits(isTest: $0) }
+      try addEventCounts(&grouping, appNo: appNo, flags: flags, range: range)
+      var counter = PresenceCounter(
+        grouping, perRun: grouping.byDate || range.fromDay == range.toDay)
+      try countInstalls(
+        &grouping, &counter, appNo: appNo, flags: flags, range: range, tail: sightings)
+      counter.finish(&grouping)
+      return grouping.rows()
+    }
+  }
+
+  /// An unfolded event of an install, as a presence row of its own.
+  private struct TailSighting {
+    let day: Int64
+    let installKey: Int64
+    let part: Int32
+    let hours: SIMD4<Int64>
+  }
+
+  private func addEventCounts(
+    _ grouping: inout DimensionGrouping, appNo: Int64, flags: [Bool], range: DayRange
+  ) throws(StoreError) {
+    let statement =
+      grouping.hourly
+      ? try database.statement(
+        """
+        SELECT hour, dims_no, action, events FROM hourly_dimension_counts
+        WHERE app_no = ? AND is_test = ? AND hour BETWEEN ? AND ?
+        """)
+      : try database.statement(
+        """
+        SELECT day, dims_no, action, events FROM daily_dimension_counts
+        WHERE app_no = ? AND is_test = ? AND day BETWEEN ? AND ?
+        """)
+    let perDay: Int64 = grouping.hourly ? 24 : 1
+    for isTest in flags {
+      try statement.bind(1, appNo)
+      try statement.bind(2, Int64(isTest ? 1 : 0))
+      try statement.bind(3, range.fromDay * perDay)
+      try statement.bind(4, (range.toDay + 1) * perDay - 1)
+      while try statement.step() {
+        let time = statement.int64(0)
+        grouping.addEvents(
+          statement.int(3),
+          time: grouping.hourly ? grouping.time(hour: time) : grouping.time(day: time),
+          slot: grouping.slot(
+            part: try grouping.part(dimsNo: statement.int64(1)), action: statement.int(2)))
+      }
+      statement.reset()
+    }
+  }
+
+  /// Walks the presence rows of each test flag and the unfolded sightings
+  /// together, in (day, install) order, so that an install's rows of a day
+  /// meet the counter as one run whichever flag or source they come from.
+  private func countInstalls(
+    _ grouping: inout DimensionGrouping, _ counter: inout PresenceCounter, appNo: Int64,
+    flags: [Bool], range: DayRange, tail: [TailSighting]
+  ) throws(StoreError) {
+    var cursors: [Statement] = []
+    for isTest in flags {
+      // One statement per flag: the two walks go on side by side.
+      let statement = try database.statement(
+        """
+        SELECT day, install_key, dims_no, impression_hours, download_hours, later_hours,
+          ignore_hours
+        FROM install_presence WHERE app_no = ? AND is_test = \(isTest ? 1 : 0)
+          AND day BETWEEN ? AND ?
+        ORDER BY day, install_key
+        """)
+      try bindScope(statement, appNo: appNo, from: range.fromDay, through: range.toDay)
+      cursors.append(statement)
+    }
+    defer { for cursor in cursors { cursor.reset() } }
+    func next(_ cursor: Statement) throws(StoreError) -> TailSighting? {
+      guard try cursor.step() else { return nil }
+      return TailSighting(
+        day: cursor.int64(0), installKey: cursor.int64(1),
+        part: try grouping.part(dimsNo: cursor.int64(2)),
+        hours: SIMD4(cursor.int64(3), cursor.int64(4), cursor.int64(5), cursor.int64(6)))
+    }
+    var heads: [TailSighting?] = []
+    for cursor in cursors { heads.append(try next(cursor)) }
+    var tailIndex = 0
+    heads.append(tail.first)
+    while true {
+      var chosen = -1
+      for index in heads.indices {
+        guard let head = heads[index] else { continue }
+        if chosen < 0 {
+          chosen = index
+        } else if let best = heads[chosen],
+          (head.day, head.installKey) < (best.day, best.installKey)
+        {
+          chosen = index
+        }
+      }
+      guard chosen >= 0, let row = heads[chosen] else { return }
+      counter.add(
+        day: row.day, installKey: row.installKey, part: row.part, hours: row.hours, &grouping)
+      if chosen < cursors.count {
+        heads[chosen] = try next(cursors[chosen])
+      } else {
+        tailIndex += 1
+        heads[chosen] = tailIndex < tail.count ? tail[tailIndex] : nil
+      }
+    }
+  }
+}
