@@ -21,7 +21,6 @@ struct DedupMergeTests {
     let database = try scratch.openDatabase()
     let app = try database.addApp("shop")
     let inserter = EventInserter(database: database)
-    let started = Date()
 
     for batchNumber in 0..<Self.batchCount {
       let ids = (0..<Self.batchSize).map { "id-\(batchNumber * Self.batchSize + $0)" }
@@ -44,15 +43,12 @@ struct DedupMergeTests {
       try inserter.performMaintenanceStep(mayFold: false, busy: true)
       steps += 1
     }
-    let elapsed = Date().timeIntervalSince(started)
-
     #expect(steps == 16)
     #expect(try database.scalarInt("SELECT count(*) FROM dedup_keys") == Int64(Self.eventCount))
     // The merge covers the events stored before it began, not the one since.
     #expect(
       try database.scalarInt("SELECT value FROM store_state WHERE name = 'dedup_merged_seq'")
         == Int64(Self.eventCount))
-    #expect(elapsed < 30, "inserting and merging \(Self.eventCount) events took \(elapsed) s")
 
     #expect(
       try inserter.insert([batch(app, events(ids: oldIds + ["during-merge", "new-1"]))])
