@@ -9,9 +9,9 @@ enum RollupTail {
   static func load(_ database: Database, appNo: Int64) throws(StoreError) -> RollupDelta {
     let after = try RollupFolder.foldedSeq(database)
     var delta = RollupDelta()
-    // `+app_no` keeps the planner on the seq (rowid) range, the few unfolded
-    // events; on app_no it would pick events_by_app_time and walk every event
-    // of the app.
+    // The seq (rowid) range is the few unfolded events. `+app_no` keeps the
+    // planner on it should an index on app_no ever come back (one did until
+    // schema/0006).
     let statement = try database.statement(
       """
       SELECT app_no, update_id, action, app_version, install_id, ts, is_test, platform, os_version
