@@ -35,6 +35,11 @@ extension ReportQueries {
         var impressionTs = Int64.max
         var impressionVersion: Int32 = 0
         var downloadTs = Int64.max
+        /// The install's first version change after `downloadTs`, from
+        /// funnel_downloads, when the download time is its row's first_ts
+        /// (the row is linked from that time).
+        var linked = false
+        var link: (ts: Int64, from: Int32, to: Int32)?
         var upgradeTs = Int64.max
       }
       let tail = try RollupTail.load(database, appNo: appNo)
@@ -46,13 +51,12 @@ extension ReportQueries {
         guard let install = event.installKey else { continue }
         tailByInstall[install, default: []].append(event)
       }
-      // One day and action at a time: the key is (update, day, action,
-      // install), so a day range alone would also walk the later and
-      // ignore rows.
-      let rows = try database.statement(
+      // One day at a time: the key is (update, day, action, install), so a
+      // day range alone would also walk the download, later and ignore rows.
+      let impressions = try database.statement(
         """
-        SELECT install_key, first_ts, first_version, last_ts FROM daily_installs
-        WHERE app_no = ? AND \(test.sqlCondition) AND update_id = ? AND day = ? AND action = ?
+        SELECT install_key, first_ts, first_version FROM daily_installs
+        WHERE app_no = ? AND \(test.sqlCondition) AND update_id = ? AND day = ? AND action = 0
         """)
       var cohort = InstallMap<Steps>(capacity: 1 << 12)
       func impression(_ install: Int64, at ts: Int64, version number: @autoclosure () -> Int32) {
@@ -63,8 +67,6 @@ extension ReportQueries {
           }
         }
       }
-      // Downloads are matched once every impression is known.
-      var downloadRows: [(install: Int64, first: Int64, last: Int64)] = []
       // The days the update has folded rows on, not the whole range (which
       // may span years).
       let span = try database.statement(
@@ -77,50 +79,97 @@ extension ReportQueries {
       let days: (first: Int64, last: Int64)? =
         try span.step() && !span.isNull(0) ? (span.int64(0), span.int64(1)) : nil
       span.reset()
-      for day in stride(from: days?.first ?? 1, through: days?.last ?? 0, by: 1) {
-        for action in [Action.impression, .download] {
-          try rows.bind(1, appNo)
-          try rows.bind(2, updateId)
-          try rows.bind(3, day)
-          try rows.bind(4, Int64(action.rawValue))
-          while try rows.step() {
-            if action == .impression {
-              impression(
-                rows.int64(0), at: rows.int64(1), version: rows.withText(2) { versions.number($0) })
-            } else {
-              downloadRows.append((rows.int64(0), rows.int64(1), rows.int64(3)))
-            }
-          }
-          rows.reset()
+      let firstDay = days?.first ?? 1
+      let lastDay = days?.last ?? 0
+      for day in stride(from: firstDay, through: lastDay, by: 1) {
+        try impressions.bind(1, appNo)
+        try impressions.bind(2, updateId)
+        try impressions.bind(3, day)
+        while try impressions.step() {
+          impression(
+            impressions.int64(0), at: impressions.int64(1),
+            version: impressions.withText(2) { versions.number($0) })
         }
+        impressions.reset()
       }
       for (install, events) in tailByInstall {
         for event in events where event.updateId == updateId && event.action == .impression {
           impression(install, at: event.timestampMs, version: versions.number(event.appVersion))
         }
       }
-      func download(_ install: Int64, first: Int64, last: Int64) {
+      // Downloads are matched once every impression is known: the first at
+      // or after the impression, with the version change linked to it.
+      func download(
+        _ install: Int64, first: Int64, last: Int64, link: (ts: Int64, from: Int32, to: Int32)?,
+        folded: Bool
+      ) {
         guard let impressionTs = cohort[install]?.impressionTs else { return }
         let at = first >= impressionTs ? first : (last >= impressionTs ? last : Int64.max)
-        cohort.update(install, initial: Steps()) { $0.downloadTs = min($0.downloadTs, at) }
+        cohort.update(install, initial: Steps()) { steps in
+          guard at < steps.downloadTs else { return }
+          steps.downloadTs = at
+          steps.linked = folded && at == first
+          steps.link = link
+        }
       }
-      for row in downloadRows { download(row.install, first: row.first, last: row.last) }
+      let downloadRows = try database.statement(
+        """
+        SELECT install_key, first_ts, last_ts, upgrade_ts, upgrade_from, upgrade_to
+        FROM funnel_downloads
+        WHERE app_no = ? AND \(test.sqlCondition) AND update_id = ? AND day BETWEEN ? AND ?
+        """)
+      try downloadRows.bind(1, appNo)
+      try downloadRows.bind(2, updateId)
+      try downloadRows.bind(3, firstDay)
+      try downloadRows.bind(4, lastDay)
+      while try downloadRows.step() {
+        let link =
+          downloadRows.isNull(3)
+          ? nil
+          : (
+            ts: downloadRows.int64(3), from: downloadRows.withText(4) { versions.number($0) },
+            to: downloadRows.withText(5) { versions.number($0) }
+          )
+        download(
+          downloadRows.int64(0), first: downloadRows.int64(1), last: downloadRows.int64(2),
+          link: link, folded: true)
+      }
+      downloadRows.reset()
       for (install, events) in tailByInstall {
         for event in events where event.updateId == updateId && event.action == .download {
-          download(install, first: event.timestampMs, last: event.timestampMs)
+          // Not folded: no link, so the climb below looks its upgrade up.
+          download(
+            install, first: event.timestampMs, last: event.timestampMs, link: nil, folded: false)
         }
       }
 
-      // Each downloader's climb from its impression's version, read from
-      // version_changes by the version left: without a target the first
-      // change is an upgrade; with one, a change to a version still below
-      // it is followed to the changes away from that version, and so on
-      // (each step goes higher, so the climb ends).
+      // Without a target, a download's linked change is the install's first
+      // after it: an upgrade when it leaves the impression's version, and
+      // none when there is no link. The link follows the changes of the
+      // download's own test flag, so it holds when the filter reads one
+      // flag. The rest (a download taken at its day's last time, an
+      // unfolded one, a change away from another version, test=include, and
+      // every download when a target is configured) climb through
+      // version_changes below.
+      let linksHold = target == nil && test != .include
       var climbing: [Int32: InstallMap<Int64>] = [:]
       try cohort.forEach { (install, steps) throws(StoreError) in
         guard steps.downloadTs != .max else { return }
+        if linksHold && steps.linked {
+          guard let link = steps.link else { return }
+          if link.from == steps.impressionVersion {
+            if link.ts < range.endMs {
+              cohort.update(install, initial: steps) { $0.upgradeTs = link.ts }
+            }
+            return
+          }
+        }
         climbing[steps.impressionVersion, default: InstallMap()].set(install, steps.downloadTs)
       }
+      // The climb reads version_changes by the version left: without a
+      // target the first change is an upgrade; with one, a change to a
+      // version still below it is followed to the changes away from that
+      // version, and so on (each step goes higher, so the climb ends).
       let changes = try database.statement(
         """
         SELECT install_key, to_version, ts FROM version_changes
