@@ -14,10 +14,11 @@ struct FunnelDownloads {
     let to: Int32
   }
 
-  private struct Key: Hashable {
+  private struct Key: Equatable {
     let appNo: Int64
     let isTest: Bool
-    let updateId: String
+    /// The update id's number in `updates`.
+    let update: Int32
     let day: Int32
     let installKey: Int64
   }
@@ -28,66 +29,77 @@ struct FunnelDownloads {
     var upgrade: Upgrade?
   }
 
-  private var rows: [Key: Row] = [:]
+  /// Update ids, of the batch and of the stored rows the fold reads.
+  private var updates = TextNumbering()
+  /// `updates`' number of each update rank of the batch.
+  private let batchUpdates: [Int32]
+  private var changed: [(key: Key, row: Row)] = []
   private let storedRows: Statement
 
-  init(_ database: Database) throws(StoreError) {
+  init(_ database: Database, updateIds: [String]) throws(StoreError) {
     storedRows = try database.statement(
       """
       SELECT update_id, day, first_ts, last_ts, upgrade_ts, upgrade_from, upgrade_to
       FROM funnel_downloads WHERE app_no = ? AND is_test = ? AND install_key = ?
       """)
+    var updates = TextNumbering()
+    batchUpdates = updateIds.map { updates.number($0) }
+    self.updates = updates
   }
 
   /// Links the install's stored downloads (read when `known`: an install
   /// new to this fold has none) and the batch's `events` of it to the
   /// first change of `timeline`, the install's install_days rows after
   /// the fold. Only rows that are new or whose link moved are written.
+  /// An install has a few downloads, so plain arrays serve.
   mutating func relink(
     _ scope: ChangeScope, known: Bool, events: ArraySlice<FoldEvent>, timeline: [SeenRow],
-    _ batch: inout FoldBatch
+    _ versions: inout TextNumbering
   ) throws(StoreError) {
-    var stored: [Key: Row] = [:]
+    var rows: [(key: Key, stored: Row?, row: Row)] = []
     if known {
-      let statement = storedRows
-      try statement.bind(1, scope.appNo)
-      try statement.bind(2, Int64(scope.isTest ? 1 : 0))
-      try statement.bind(3, scope.installKey)
-      while try statement.step() {
+      try storedRows.bind(1, scope.appNo)
+      try storedRows.bind(2, Int64(scope.isTest ? 1 : 0))
+      try storedRows.bind(3, scope.installKey)
+      while try storedRows.step() {
         let upgrade =
-          statement.isNull(4)
+          storedRows.isNull(4)
           ? nil
           : Upgrade(
-            ts: statement.int64(4), from: statement.withText(5) { batch.versions.number($0) },
-            to: statement.withText(6) { batch.versions.number($0) })
-        stored[key(scope, statement.string(0), Int32(statement.int64(1)))] = Row(
-          firstTs: statement.int64(2), lastTs: statement.int64(3), upgrade: upgrade)
+            ts: storedRows.int64(4), from: storedRows.withText(5) { versions.number($0) },
+            to: storedRows.withText(6) { versions.number($0) })
+        let row = Row(firstTs: storedRows.int64(2), lastTs: storedRows.int64(3), upgrade: upgrade)
+        let update = storedRows.withText(0) { updates.number($0) }
+        rows.append((key(scope, update, Int32(storedRows.int64(1))), row, row))
       }
-      statement.reset()
+      storedRows.reset()
     }
-    var current = stored
     for event in events where event.action == UInt8(Action.download.rawValue) {
-      let key = key(scope, batch.updateIds[Int(event.update)], event.day)
-      var row = current[key] ?? Row(firstTs: .max, lastTs: .min)
-      row.firstTs = min(row.firstTs, event.timestampMs)
-      row.lastTs = max(row.lastTs, event.timestampMs)
-      current[key] = row
+      let key = key(scope, batchUpdates[Int(event.update)], event.day)
+      if let index = rows.firstIndex(where: { $0.key == key }) {
+        rows[index].row.firstTs = min(rows[index].row.firstTs, event.timestampMs)
+        rows[index].row.lastTs = max(rows[index].row.lastTs, event.timestampMs)
+      } else {
+        rows.append(
+          (key, nil, Row(firstTs: event.timestampMs, lastTs: event.timestampMs, upgrade: nil)))
+      }
     }
-    guard !current.isEmpty else { return }
-    let changes = Self.changes(timeline, &batch.versions)
-    for (key, var row) in current {
+    guard !rows.isEmpty else { return }
+    let changes = Self.changes(timeline, &versions)
+    for (key, stored, var row) in rows {
       row.upgrade = changes.first { $0.ts > row.firstTs }
-      if stored[key] != row { rows[key] = row }
+      if stored != row { changed.append((key, row)) }
     }
   }
 
   func write(_ database: Database, versions: TextNumbering) throws(StoreError) {
-    guard !rows.isEmpty else { return }
-    let ordered = rows.sorted { lhs, rhs in
+    guard !changed.isEmpty else { return }
+    let ranks = updates.byteOrderRanks()
+    let ordered = changed.sorted { lhs, rhs in
       let (left, right) = (lhs.key, rhs.key)
       if left.appNo != right.appNo { return left.appNo < right.appNo }
       if left.isTest != right.isTest { return !left.isTest }
-      if left.updateId != right.updateId { return left.updateId.utf8.lexicographicallyPrecedes(right.updateId.utf8) }
+      if left.update != right.update { return ranks[Int(left.update)] < ranks[Int(right.update)] }
       if left.day != right.day { return left.day < right.day }
       return left.installKey < right.installKey
     }
@@ -103,7 +115,7 @@ struct FunnelDownloads {
     for (key, row) in ordered {
       try upsert.bind(1, key.appNo)
       try upsert.bind(2, Int64(key.isTest ? 1 : 0))
-      try upsert.bind(3, key.updateId)
+      try upsert.bind(3, updates.texts[Int(key.update)])
       try upsert.bind(4, Int64(key.day))
       try upsert.bind(5, key.installKey)
       try upsert.bind(6, row.firstTs)
@@ -118,8 +130,7 @@ struct FunnelDownloads {
   /// The install's version changes in time order, as version_changes
   /// holds them: each row of the timeline on a higher version than the
   /// row before it.
-  private static func changes(_ timeline: [SeenRow], _ versions: inout TextNumbering) -> [Upgrade]
-  {
+  private static func changes(_ timeline: [SeenRow], _ versions: inout TextNumbering) -> [Upgrade] {
     let ordered = timeline.sorted { $0.isBefore($1) }
     var changes: [Upgrade] = []
     for (previous, row) in zip(ordered, ordered.dropFirst()) {
@@ -131,9 +142,9 @@ struct FunnelDownloads {
     return changes
   }
 
-  private func key(_ scope: ChangeScope, _ updateId: String, _ day: Int32) -> Key {
+  private func key(_ scope: ChangeScope, _ update: Int32, _ day: Int32) -> Key {
     Key(
-      appNo: scope.appNo, isTest: scope.isTest, updateId: updateId, day: day,
+      appNo: scope.appNo, isTest: scope.isTest, update: update, day: day,
       installKey: scope.installKey)
   }
 }

@@ -33,14 +33,12 @@ extension ReportQueries {
       // first download at or after it, its first upgrade after that.
       struct Steps {
         var impressionTs = Int64.max
-        var impressionVersion: Int32 = 0
         var downloadTs = Int64.max
-        /// The install's first version change after `downloadTs`, from
-        /// funnel_downloads, when the download time is its row's first_ts
-        /// (the row is linked from that time).
-        var linked = false
-        var link: (ts: Int64, from: Int32, to: Int32)?
         var upgradeTs = Int64.max
+        var impressionVersion: Int32 = 0
+        /// Whether `upgradeTs` is known from the download's link, so the
+        /// install need not climb through version_changes.
+        var linkedUpgrade = false
       }
       let tail = try RollupTail.load(database, appNo: appNo)
       var tailByInstall: [Int64: [RollupEvent]] = [:]
@@ -58,7 +56,20 @@ extension ReportQueries {
         SELECT install_key, first_ts, first_version FROM daily_installs
         WHERE app_no = ? AND \(test.sqlCondition) AND update_id = ? AND day = ? AND action = 0
         """)
-      var cohort = InstallMap<Steps>(capacity: 1 << 12)
+      // The days the update has folded rows on, not the whole range (which
+      // may span years), and its daily impression installs: at least the
+      // cohort's size, so the map is sized once.
+      let span = try database.statement(
+        """
+        SELECT min(day), max(day), sum(installs) FILTER (WHERE action = 0) FROM daily_counts
+        WHERE app_no = ? AND day BETWEEN ? AND ? AND \(test.sqlCondition) AND update_id = ?
+        """)
+      try bindScope(span, appNo: appNo, from: range.fromDay, through: range.toDay)
+      try span.bind(4, updateId)
+      let days: (first: Int64, last: Int64)? =
+        try span.step() && !span.isNull(0) ? (span.int64(0), span.int64(1)) : nil
+      var cohort = InstallMap<Steps>(capacity: max(1 << 12, span.int(2)))
+      span.reset()
       func impression(_ install: Int64, at ts: Int64, version number: @autoclosure () -> Int32) {
         cohort.update(install, initial: Steps()) { steps in
           if ts < steps.impressionTs {
@@ -67,18 +78,6 @@ extension ReportQueries {
           }
         }
       }
-      // The days the update has folded rows on, not the whole range (which
-      // may span years).
-      let span = try database.statement(
-        """
-        SELECT min(day), max(day) FROM daily_counts
-        WHERE app_no = ? AND day BETWEEN ? AND ? AND \(test.sqlCondition) AND update_id = ?
-        """)
-      try bindScope(span, appNo: appNo, from: range.fromDay, through: range.toDay)
-      try span.bind(4, updateId)
-      let days: (first: Int64, last: Int64)? =
-        try span.step() && !span.isNull(0) ? (span.int64(0), span.int64(1)) : nil
-      span.reset()
       let firstDay = days?.first ?? 1
       let lastDay = days?.last ?? 0
       for day in stride(from: firstDay, through: lastDay, by: 1) {
@@ -98,24 +97,37 @@ extension ReportQueries {
         }
       }
       // Downloads are matched once every impression is known: the first at
-      // or after the impression, with the version change linked to it.
+      // or after the impression. Without a target, the version change
+      // linked to a download row is the install's first after the row's
+      // first_ts: when the download is taken at that time, the change is
+      // the upgrade if it leaves the impression's version, and there is
+      // none without a change. The link follows the changes of the row's
+      // own test flag, so it holds when the filter reads one flag. The rest
+      // (a download taken at its day's last time, an unfolded one, a change
+      // away from another version, test=include, every download when a
+      // target is configured) climb through version_changes below.
+      let linksHold = target == nil && test != .include
       func download(
-        _ install: Int64, first: Int64, last: Int64, link: (ts: Int64, from: Int32, to: Int32)?,
-        folded: Bool
+        _ install: Int64, first: Int64, last: Int64, link: (ts: Int64, from: Int32)?
       ) {
-        guard let impressionTs = cohort[install]?.impressionTs else { return }
-        let at = first >= impressionTs ? first : (last >= impressionTs ? last : Int64.max)
-        cohort.update(install, initial: Steps()) { steps in
+        cohort.modify(install) { steps in
+          let at =
+            first >= steps.impressionTs
+            ? first : (last >= steps.impressionTs ? last : Int64.max)
           guard at < steps.downloadTs else { return }
           steps.downloadTs = at
-          steps.linked = folded && at == first
-          steps.link = link
+          steps.upgradeTs = .max
+          steps.linkedUpgrade = false
+          guard linksHold, at == first, let link,
+            link.ts == .max || link.from == steps.impressionVersion
+          else { return }
+          steps.linkedUpgrade = true
+          if link.ts < range.endMs { steps.upgradeTs = link.ts }
         }
       }
       let downloadRows = try database.statement(
         """
-        SELECT install_key, first_ts, last_ts, upgrade_ts, upgrade_from, upgrade_to
-        FROM funnel_downloads
+        SELECT install_key, first_ts, last_ts, upgrade_ts, upgrade_from FROM funnel_downloads
         WHERE app_no = ? AND \(test.sqlCondition) AND update_id = ? AND day BETWEEN ? AND ?
         """)
       try downloadRows.bind(1, appNo)
@@ -123,47 +135,24 @@ extension ReportQueries {
       try downloadRows.bind(3, firstDay)
       try downloadRows.bind(4, lastDay)
       while try downloadRows.step() {
-        let link =
-          downloadRows.isNull(3)
-          ? nil
-          : (
-            ts: downloadRows.int64(3), from: downloadRows.withText(4) { versions.number($0) },
-            to: downloadRows.withText(5) { versions.number($0) }
-          )
+        let linksChange = !downloadRows.isNull(3)
         download(
           downloadRows.int64(0), first: downloadRows.int64(1), last: downloadRows.int64(2),
-          link: link, folded: true)
+          link: (
+            linksChange ? downloadRows.int64(3) : .max,
+            linksChange ? downloadRows.withText(4) { versions.number($0) } : 0
+          ))
       }
       downloadRows.reset()
       for (install, events) in tailByInstall {
         for event in events where event.updateId == updateId && event.action == .download {
-          // Not folded: no link, so the climb below looks its upgrade up.
-          download(
-            install, first: event.timestampMs, last: event.timestampMs, link: nil, folded: false)
+          download(install, first: event.timestampMs, last: event.timestampMs, link: nil)
         }
       }
 
-      // Without a target, a download's linked change is the install's first
-      // after it: an upgrade when it leaves the impression's version, and
-      // none when there is no link. The link follows the changes of the
-      // download's own test flag, so it holds when the filter reads one
-      // flag. The rest (a download taken at its day's last time, an
-      // unfolded one, a change away from another version, test=include, and
-      // every download when a target is configured) climb through
-      // version_changes below.
-      let linksHold = target == nil && test != .include
       var climbing: [Int32: InstallMap<Int64>] = [:]
       try cohort.forEach { (install, steps) throws(StoreError) in
-        guard steps.downloadTs != .max else { return }
-        if linksHold && steps.linked {
-          guard let link = steps.link else { return }
-          if link.from == steps.impressionVersion {
-            if link.ts < range.endMs {
-              cohort.update(install, initial: steps) { $0.upgradeTs = link.ts }
-            }
-            return
-          }
-        }
+        guard steps.downloadTs != .max, !steps.linkedUpgrade else { return }
         climbing[steps.impressionVersion, default: InstallMap()].set(install, steps.downloadTs)
       }
       // The climb reads version_changes by the version left: without a

@@ -177,7 +177,7 @@ enum RollupFolder {
     var versionInstalls: [VersionDay: Int] = [:]
     var activeInstalls: [ScopeDay: Int] = [:]
     var changes = VersionChanges()
-    var funnelDownloads = try FunnelDownloads(database)
+    var funnelDownloads = try FunnelDownloads(database, updateIds: batch.updateIds)
     let events = batch.events
     var start = 0
     while start < events.count && events[start].hasInstall {
@@ -258,7 +258,7 @@ enum RollupFolder {
       {
         try funnelDownloads.relink(
           ChangeScope(appNo: install.appNo, isTest: install.isTest, installKey: install.installKey),
-          known: isKnown, events: events[start..<end], timeline: timeline, &batch)
+          known: isKnown, events: events[start..<end], timeline: timeline, &batch.versions)
       }
       start = end
     }
