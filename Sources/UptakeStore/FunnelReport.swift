@@ -5,15 +5,19 @@ extension ReportQueries {
   /// range. `targetVersion` is the configured latestVersion, when the app's
   /// configuration names one: an upgrade must then reach at least it.
   ///
-  /// Impressions and downloads come from `daily_installs` (each install's
-  /// first and last event of the day), upgrades from `version_changes` (each
-  /// time an install was first seen on a version above the one before), read
-  /// for the versions the cohort's impressions were on. Two approximations
-  /// follow, both for event orders the apps do not produce: a download on the
-  /// day of the first impression but before it, with another after it, is
-  /// taken at that day's last download; and an install that moved to another
-  /// version between its impression and its download is seen upgrading only
-  /// by its unfolded events.
+  /// Impressions come from `daily_installs` (each install's first event of
+  /// the day), downloads from `funnel_downloads` (the same rows for
+  /// downloads, each linked to the install's first version change after
+  /// it), so without a target a funnel reads its own cohort's rows. With a
+  /// target, and for the downloads a link does not settle, upgrades come
+  /// from `version_changes` (each time an install was first seen on a
+  /// version above the one before), read for the versions the cohort's
+  /// impressions were on. Two approximations follow, both for event orders
+  /// the apps do not produce: a download on the day of the first impression
+  /// but before it, with another after it, is taken at that day's last
+  /// download; and an install that moved to another version between its
+  /// impression and its download is seen upgrading only by its unfolded
+  /// events.
   public func funnel(
     appNo: Int64, updateId: String, range: DayRange, test: TestFilter, targetVersion: String?
   ) throws(StoreError) -> FunnelResult {
