@@ -218,6 +218,8 @@ enum RollupFolder {
             try bind(earlier, row)
             try earlier.run()
             timeline[same].firstTs = row.firstTs
+            // A change into this row now comes earlier.
+            changesMoved = true
           }
           continue
         }
