@@ -34,13 +34,17 @@ struct FunnelDownloads {
   /// `updates`' number of each update rank of the batch.
   private let batchUpdates: [Int32]
   private var changed: [(key: Key, row: Row)] = []
+  /// An install's stored rows. Named index: without statistics SQLite
+  /// takes the primary key's (app_no, is_test) prefix instead, and walks
+  /// every download of the app for each install.
   private let storedRows: Statement
 
   init(_ database: Database, updateIds: [String]) throws(StoreError) {
     storedRows = try database.statement(
       """
       SELECT update_id, day, first_ts, last_ts, upgrade_ts, upgrade_from, upgrade_to
-      FROM funnel_downloads WHERE app_no = ? AND is_test = ? AND install_key = ?
+      FROM funnel_downloads INDEXED BY funnel_downloads_by_install
+      WHERE app_no = ? AND is_test = ? AND install_key = ?
       """)
     var updates = TextNumbering()
     batchUpdates = updateIds.map { updates.number($0) }
