@@ -49,6 +49,12 @@ struct FunnelDownloadsTests {
       fromDay: Timestamp.dayNumber(ms: ms("2026-03-09T00:00:00Z")),
       toDay: Timestamp.dayNumber(ms: ms("2026-03-11T00:00:00Z")))
     let install = StableHash.installKey(appNo: appNo, installId: "a")
+    /// The install's one download row, first to last download, and its
+    /// link: the change's time and versions.
+    func row(_ first: String, _ last: String, _ change: (String, String)?) -> [String] {
+      let link = change.map { "\(ms($0.0)) \($0.1)" } ?? "none"
+      return ["u1 day 20522 install \(install) \(ms(first))–\(ms(last)): \(link)"]
+    }
     func funnel() throws -> FunnelResult {
       try queries.funnel(
         appNo: appNo, updateId: "u1", range: range, test: .exclude, targetVersion: nil)
@@ -59,10 +65,7 @@ struct FunnelDownloadsTests {
         event(action: .impression, appVersion: "1.0.0", installId: "a", at: "2026-03-10T08:00:00Z"),
         event(action: .download, appVersion: "1.0.0", installId: "a", at: "2026-03-10T09:00:00Z"),
       ], inserter, appNo)
-    #expect(
-      try Self.rows(database) == [
-        "u1 day 20522 install \(install) \(ms("2026-03-10T09:00:00Z"))–\(ms("2026-03-10T09:00:00Z")): none"
-      ])
+    #expect(try Self.rows(database) == row("2026-03-10T09:00:00Z", "2026-03-10T09:00:00Z", nil))
     #expect(
       try funnel()
         == FunnelResult(impressions: 1, downloads: 1, upgraded: 0, medianHoursToUpgrade: nil))
@@ -71,10 +74,9 @@ struct FunnelDownloadsTests {
       [event(action: .later, appVersion: "3.0.0", installId: "a", at: "2026-03-11T12:00:00Z")],
       inserter, appNo)
     #expect(
-      try Self.rows(database) == [
-        "u1 day 20522 install \(install) \(ms("2026-03-10T09:00:00Z"))–\(ms("2026-03-10T09:00:00Z")): "
-          + "\(ms("2026-03-11T12:00:00Z")) 1.0.0→3.0.0"
-      ])
+      try Self.rows(database)
+        == row(
+          "2026-03-10T09:00:00Z", "2026-03-10T09:00:00Z", ("2026-03-11T12:00:00Z", "1.0.0→3.0.0")))
     #expect(
       try funnel()
         == FunnelResult(impressions: 1, downloads: 1, upgraded: 1, medianHoursToUpgrade: 28))
@@ -85,10 +87,9 @@ struct FunnelDownloadsTests {
       [event(action: .later, appVersion: "2.0.0", installId: "a", at: "2026-03-10T20:00:00Z")],
       inserter, appNo)
     #expect(
-      try Self.rows(database) == [
-        "u1 day 20522 install \(install) \(ms("2026-03-10T09:00:00Z"))–\(ms("2026-03-10T09:00:00Z")): "
-          + "\(ms("2026-03-10T20:00:00Z")) 1.0.0→2.0.0"
-      ])
+      try Self.rows(database)
+        == row(
+          "2026-03-10T09:00:00Z", "2026-03-10T09:00:00Z", ("2026-03-10T20:00:00Z", "1.0.0→2.0.0")))
     #expect(
       try funnel()
         == FunnelResult(impressions: 1, downloads: 1, upgraded: 1, medianHoursToUpgrade: 12))
@@ -99,10 +100,9 @@ struct FunnelDownloadsTests {
       [event(action: .download, appVersion: "1.0.0", installId: "a", at: "2026-03-10T08:30:00Z")],
       inserter, appNo)
     #expect(
-      try Self.rows(database) == [
-        "u1 day 20522 install \(install) \(ms("2026-03-10T08:30:00Z"))–\(ms("2026-03-10T09:00:00Z")): "
-          + "\(ms("2026-03-10T20:00:00Z")) 1.0.0→2.0.0"
-      ])
+      try Self.rows(database)
+        == row(
+          "2026-03-10T08:30:00Z", "2026-03-10T09:00:00Z", ("2026-03-10T20:00:00Z", "1.0.0→2.0.0")))
   }
 
   @Test("schema/0004 links the downloads of a database folded before it, as the fold does")
