@@ -5,15 +5,19 @@ extension ReportQueries {
   /// range. `targetVersion` is the configured latestVersion, when the app's
   /// configuration names one: an upgrade must then reach at least it.
   ///
-  /// Impressions and downloads come from `daily_installs` (each install's
-  /// first and last event of the day), upgrades from `version_changes` (each
-  /// time an install was first seen on a version above the one before), read
-  /// for the versions the cohort's impressions were on. Two approximations
-  /// follow, both for event orders the apps do not produce: a download on the
-  /// day of the first impression but before it, with another after it, is
-  /// taken at that day's last download; and an install that moved to another
-  /// version between its impression and its download is seen upgrading only
-  /// by its unfolded events.
+  /// Impressions come from `daily_installs` (each install's first event of
+  /// the day), downloads from `funnel_downloads` (the same rows for
+  /// downloads, each linked to the install's first version change after
+  /// it), so without a target a funnel reads its own cohort's rows. With a
+  /// target, and for the downloads a link does not settle, upgrades come
+  /// from `version_changes` (each time an install was first seen on a
+  /// version above the one before), read for the versions the cohort's
+  /// impressions were on. Two approximations follow, both for event orders
+  /// the apps do not produce: a download on the day of the first impression
+  /// but before it, with another after it, is taken at that day's last
+  /// download; and an install that moved to another version between its
+  /// impression and its download is seen upgrading only by its unfolded
+  /// events.
   public func funnel(
     appNo: Int64, updateId: String, range: DayRange, test: TestFilter, targetVersion: String?
   ) throws(StoreError) -> FunnelResult {
@@ -33,9 +37,12 @@ extension ReportQueries {
       // first download at or after it, its first upgrade after that.
       struct Steps {
         var impressionTs = Int64.max
-        var impressionVersion: Int32 = 0
         var downloadTs = Int64.max
         var upgradeTs = Int64.max
+        var impressionVersion: Int32 = 0
+        /// Whether `upgradeTs` is known from the download's link, so the
+        /// install need not climb through version_changes.
+        var linkedUpgrade = false
       }
       let tail = try RollupTail.load(database, appNo: appNo)
       var tailByInstall: [Int64: [RollupEvent]] = [:]
@@ -46,15 +53,27 @@ extension ReportQueries {
         guard let install = event.installKey else { continue }
         tailByInstall[install, default: []].append(event)
       }
-      // One day and action at a time: the key is (update, day, action,
-      // install), so a day range alone would also walk the later and
-      // ignore rows.
-      let rows = try database.statement(
+      // One day at a time: the key is (update, day, action, install), so a
+      // day range alone would also walk the download, later and ignore rows.
+      let impressions = try database.statement(
         """
-        SELECT install_key, first_ts, first_version, last_ts FROM daily_installs
-        WHERE app_no = ? AND \(test.sqlCondition) AND update_id = ? AND day = ? AND action = ?
+        SELECT install_key, first_ts, first_version FROM daily_installs
+        WHERE app_no = ? AND \(test.sqlCondition) AND update_id = ? AND day = ? AND action = 0
         """)
-      var cohort = InstallMap<Steps>(capacity: 1 << 12)
+      // The days the update has folded rows on, not the whole range (which
+      // may span years), and its daily impression installs: at least the
+      // cohort's size, so the map is sized once.
+      let span = try database.statement(
+        """
+        SELECT min(day), max(day), sum(installs) FILTER (WHERE action = 0) FROM daily_counts
+        WHERE app_no = ? AND day BETWEEN ? AND ? AND \(test.sqlCondition) AND update_id = ?
+        """)
+      try bindScope(span, appNo: appNo, from: range.fromDay, through: range.toDay)
+      try span.bind(4, updateId)
+      let days: (first: Int64, last: Int64)? =
+        try span.step() && !span.isNull(0) ? (span.int64(0), span.int64(1)) : nil
+      var cohort = InstallMap<Steps>(capacity: max(1 << 12, span.int(2)))
+      span.reset()
       func impression(_ install: Int64, at ts: Int64, version number: @autoclosure () -> Int32) {
         cohort.update(install, initial: Steps()) { steps in
           if ts < steps.impressionTs {
@@ -63,64 +82,87 @@ extension ReportQueries {
           }
         }
       }
-      // Downloads are matched once every impression is known.
-      var downloadRows: [(install: Int64, first: Int64, last: Int64)] = []
-      // The days the update has folded rows on, not the whole range (which
-      // may span years).
-      let span = try database.statement(
-        """
-        SELECT min(day), max(day) FROM daily_counts
-        WHERE app_no = ? AND day BETWEEN ? AND ? AND \(test.sqlCondition) AND update_id = ?
-        """)
-      try bindScope(span, appNo: appNo, from: range.fromDay, through: range.toDay)
-      try span.bind(4, updateId)
-      let days: (first: Int64, last: Int64)? =
-        try span.step() && !span.isNull(0) ? (span.int64(0), span.int64(1)) : nil
-      span.reset()
-      for day in stride(from: days?.first ?? 1, through: days?.last ?? 0, by: 1) {
-        for action in [Action.impression, .download] {
-          try rows.bind(1, appNo)
-          try rows.bind(2, updateId)
-          try rows.bind(3, day)
-          try rows.bind(4, Int64(action.rawValue))
-          while try rows.step() {
-            if action == .impression {
-              impression(
-                rows.int64(0), at: rows.int64(1), version: rows.withText(2) { versions.number($0) })
-            } else {
-              downloadRows.append((rows.int64(0), rows.int64(1), rows.int64(3)))
-            }
-          }
-          rows.reset()
+      let firstDay = days?.first ?? 1
+      let lastDay = days?.last ?? 0
+      for day in stride(from: firstDay, through: lastDay, by: 1) {
+        try impressions.bind(1, appNo)
+        try impressions.bind(2, updateId)
+        try impressions.bind(3, day)
+        while try impressions.step() {
+          impression(
+            impressions.int64(0), at: impressions.int64(1),
+            version: impressions.withText(2) { versions.number($0) })
         }
+        impressions.reset()
       }
       for (install, events) in tailByInstall {
         for event in events where event.updateId == updateId && event.action == .impression {
           impression(install, at: event.timestampMs, version: versions.number(event.appVersion))
         }
       }
-      func download(_ install: Int64, first: Int64, last: Int64) {
-        guard let impressionTs = cohort[install]?.impressionTs else { return }
-        let at = first >= impressionTs ? first : (last >= impressionTs ? last : Int64.max)
-        cohort.update(install, initial: Steps()) { $0.downloadTs = min($0.downloadTs, at) }
+      // Downloads are matched once every impression is known: the first at
+      // or after the impression. Without a target, the version change
+      // linked to a download row is the install's first after the row's
+      // first_ts: when the download is taken at that time, the change is
+      // the upgrade if it leaves the impression's version, and there is
+      // none without a change. The link follows the changes of the row's
+      // own test flag, so it holds when the filter reads one flag. The rest
+      // (a download taken at its day's last time, an unfolded one, a change
+      // away from another version, test=include, every download when a
+      // target is configured) climb through version_changes below.
+      let linksHold = target == nil && test != .include
+      func download(
+        _ install: Int64, first: Int64, last: Int64, link: (ts: Int64, from: Int32)?
+      ) {
+        cohort.modify(install) { steps in
+          let at =
+            first >= steps.impressionTs
+            ? first : (last >= steps.impressionTs ? last : Int64.max)
+          guard at < steps.downloadTs else { return }
+          steps.downloadTs = at
+          steps.upgradeTs = .max
+          steps.linkedUpgrade = false
+          guard linksHold, at == first, let link,
+            link.ts == .max || link.from == steps.impressionVersion
+          else { return }
+          steps.linkedUpgrade = true
+          if link.ts < range.endMs { steps.upgradeTs = link.ts }
+        }
       }
-      for row in downloadRows { download(row.install, first: row.first, last: row.last) }
+      let downloadRows = try database.statement(
+        """
+        SELECT install_key, first_ts, last_ts, upgrade_ts, upgrade_from FROM funnel_downloads
+        WHERE app_no = ? AND \(test.sqlCondition) AND update_id = ? AND day BETWEEN ? AND ?
+        """)
+      try downloadRows.bind(1, appNo)
+      try downloadRows.bind(2, updateId)
+      try downloadRows.bind(3, firstDay)
+      try downloadRows.bind(4, lastDay)
+      while try downloadRows.step() {
+        let linksChange = !downloadRows.isNull(3)
+        download(
+          downloadRows.int64(0), first: downloadRows.int64(1), last: downloadRows.int64(2),
+          link: (
+            linksChange ? downloadRows.int64(3) : .max,
+            linksChange ? downloadRows.withText(4) { versions.number($0) } : 0
+          ))
+      }
+      downloadRows.reset()
       for (install, events) in tailByInstall {
         for event in events where event.updateId == updateId && event.action == .download {
-          download(install, first: event.timestampMs, last: event.timestampMs)
+          download(install, first: event.timestampMs, last: event.timestampMs, link: nil)
         }
       }
 
-      // Each downloader's climb from its impression's version, read from
-      // version_changes by the version left: without a target the first
-      // change is an upgrade; with one, a change to a version still below
-      // it is followed to the changes away from that version, and so on
-      // (each step goes higher, so the climb ends).
       var climbing: [Int32: InstallMap<Int64>] = [:]
       try cohort.forEach { (install, steps) throws(StoreError) in
-        guard steps.downloadTs != .max else { return }
+        guard steps.downloadTs != .max, !steps.linkedUpgrade else { return }
         climbing[steps.impressionVersion, default: InstallMap()].set(install, steps.downloadTs)
       }
+      // The climb reads version_changes by the version left: without a
+      // target the first change is an upgrade; with one, a change to a
+      // version still below it is followed to the changes away from that
+      // version, and so on (each step goes higher, so the climb ends).
       let changes = try database.statement(
         """
         SELECT install_key, to_version, ts FROM version_changes

@@ -179,6 +179,7 @@ enum RollupFolder {
     var versionInstalls: [VersionDay: Int] = [:]
     var activeInstalls: [ScopeDay: Int] = [:]
     var changes = VersionChanges()
+    var funnelDownloads = try FunnelDownloads(database, updateIds: batch.updateIds)
     let events = batch.events
     var start = 0
     while start < events.count && events[start].hasInstall {
@@ -199,6 +200,10 @@ enum RollupFolder {
           SeenRow(day: Int32(known.int64(0)), version: version, firstTs: known.int64(2)))
       }
       known.reset()
+      let isKnown = !timeline.isEmpty
+      // Whether the install's version changes moved: its downloads link to
+      // the first one after them.
+      var changesMoved = false
       func bind(_ statement: Statement, _ row: SeenRow) throws(StoreError) {
         try statement.bind(1, install.appNo)
         try statement.bind(2, Int64(install.isTest ? 1 : 0))
@@ -215,6 +220,8 @@ enum RollupFolder {
             try bind(earlier, row)
             try earlier.run()
             timeline[same].firstTs = row.firstTs
+            // A change into this row now comes earlier.
+            changesMoved = true
           }
           continue
         }
@@ -240,17 +247,27 @@ enum RollupFolder {
         }
         let scope = ChangeScope(
           appNo: install.appNo, isTest: install.isTest, installKey: install.installKey)
-        if let previous {
-          changes.record(scope, from: previous, to: row, &batch.versions)
+        if let previous, changes.record(scope, from: previous, to: row, &batch.versions) {
+          changesMoved = true
         }
         if let next {
-          if let previous { changes.forget(scope, from: previous, to: next, &batch.versions) }
-          changes.record(scope, from: row, to: next, &batch.versions)
+          if let previous, changes.forget(scope, from: previous, to: next, &batch.versions) {
+            changesMoved = true
+          }
+          if changes.record(scope, from: row, to: next, &batch.versions) { changesMoved = true }
         }
+      }
+      if changesMoved
+        || events[start..<end].contains(where: { $0.action == UInt8(Action.download.rawValue) })
+      {
+        try funnelDownloads.relink(
+          ChangeScope(appNo: install.appNo, isTest: install.isTest, installKey: install.installKey),
+          known: isKnown, events: events[start..<end], timeline: timeline, &batch.versions)
       }
       start = end
     }
     try changes.write(database, versions: batch.versions)
+    try funnelDownloads.write(database, versions: batch.versions)
     let addVersion = try database.statement(
       """
       INSERT INTO daily_versions (app_no, is_test, day, app_version, installs) VALUES (?, ?, ?, ?, ?)

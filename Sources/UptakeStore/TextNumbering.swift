@@ -20,7 +20,7 @@ struct TextNumbering {
     var slot = Self.hash(text) & mask
     while slots[slot] != 0 {
       let number = Int(slots[slot] - 1)
-      if bytes[number].elementsEqual(text) { return Int32(number) }
+      if Self.equal(bytes[number], text) { return Int32(number) }
       slot = (slot + 1) & mask
     }
     let number = Int32(texts.count)
@@ -60,6 +60,16 @@ struct TextNumbering {
       var slot = bytes[number].withUnsafeBufferPointer { Self.hash($0) } & mask
       while slots[slot] != 0 { slot = (slot + 1) & mask }
       slots[slot] = Int32(number + 1)
+    }
+  }
+
+  /// Byte equality; the generic `elementsEqual` over an array and a
+  /// buffer cost a funnel as much as the hashing.
+  private static func equal(_ known: [UInt8], _ text: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard known.count == text.count else { return false }
+    return known.withUnsafeBufferPointer { known in
+      for index in known.indices where known[index] != text[index] { return false }
+      return true
     }
   }
 

@@ -26,24 +26,29 @@ struct VersionChanges {
   private var outcomes: [Key: Outcome] = [:]
 
   /// Records the change from `from` to `to` (on `to`'s day, at its first
-  /// time) when `to`'s version is higher.
+  /// time) when `to`'s version is higher; returns whether it is.
+  @discardableResult
   mutating func record(
     _ scope: ChangeScope, from: SeenRow, to: SeenRow, _ versions: inout TextNumbering
-  ) {
-    guard isUpgrade(from: from.version, to: to.version, &versions) else { return }
+  ) -> Bool {
+    guard isUpgrade(from: from.version, to: to.version, &versions) else { return false }
     let key = Key(scope: scope, from: from.version, day: to.day, to: to.version)
     if outcomes[key, default: Outcome()].insertTs == nil {
       outcomes[key, default: Outcome()].insertTs = to.firstTs
     }
+    return true
   }
 
   /// Removes the change from `from` to `to`: a row has come between them.
+  /// Returns whether there was one.
+  @discardableResult
   mutating func forget(
     _ scope: ChangeScope, from: SeenRow, to: SeenRow, _ versions: inout TextNumbering
-  ) {
-    guard isUpgrade(from: from.version, to: to.version, &versions) else { return }
+  ) -> Bool {
+    guard isUpgrade(from: from.version, to: to.version, &versions) else { return false }
     let key = Key(scope: scope, from: from.version, day: to.day, to: to.version)
     outcomes[key] = Outcome(deletesStoredRow: true, insertTs: nil)
+    return true
   }
 
   func write(_ database: Database, versions: TextNumbering) throws(StoreError) {

@@ -1,0 +1,154 @@
+import UptakeCore
+
+/// The funnel_downloads rows a fold adds or changes (schema/0004): each
+/// download row linked to the install's first version change after its
+/// first time. The fold calls `relink` for an install whose downloads or
+/// version changes it touched, with the install's whole timeline; the rows
+/// are written once each, in key order, at the end.
+struct FunnelDownloads {
+  /// The first version change after a download: versions are numbers of
+  /// the fold's `TextNumbering`.
+  struct Upgrade: Equatable {
+    let ts: Int64
+    let from: Int32
+    let to: Int32
+  }
+
+  private struct Key: Equatable {
+    let appNo: Int64
+    let isTest: Bool
+    /// The update id's number in `updates`.
+    let update: Int32
+    let day: Int32
+    let installKey: Int64
+  }
+
+  private struct Row: Equatable {
+    var firstTs: Int64
+    var lastTs: Int64
+    var upgrade: Upgrade?
+  }
+
+  /// Update ids, of the batch and of the stored rows the fold reads.
+  private var updates = TextNumbering()
+  /// `updates`' number of each update rank of the batch.
+  private let batchUpdates: [Int32]
+  private var changed: [(key: Key, row: Row)] = []
+  /// An install's stored rows. Named index: without statistics SQLite
+  /// takes the primary key's (app_no, is_test) prefix instead, and walks
+  /// every download of the app for each install.
+  private let storedRows: Statement
+
+  init(_ database: Database, updateIds: [String]) throws(StoreError) {
+    storedRows = try database.statement(
+      """
+      SELECT update_id, day, first_ts, last_ts, upgrade_ts, upgrade_from, upgrade_to
+      FROM funnel_downloads INDEXED BY funnel_downloads_by_install
+      WHERE app_no = ? AND is_test = ? AND install_key = ?
+      """)
+    var updates = TextNumbering()
+    batchUpdates = updateIds.map { updates.number($0) }
+    self.updates = updates
+  }
+
+  /// Links the install's stored downloads (read when `known`: an install
+  /// new to this fold has none) and the batch's `events` of it to the
+  /// first change of `timeline`, the install's install_days rows after
+  /// the fold. Only rows that are new or whose link moved are written.
+  /// An install has a few downloads, so plain arrays serve.
+  mutating func relink(
+    _ scope: ChangeScope, known: Bool, events: ArraySlice<FoldEvent>, timeline: [SeenRow],
+    _ versions: inout TextNumbering
+  ) throws(StoreError) {
+    var rows: [(key: Key, stored: Row?, row: Row)] = []
+    if known {
+      try storedRows.bind(1, scope.appNo)
+      try storedRows.bind(2, Int64(scope.isTest ? 1 : 0))
+      try storedRows.bind(3, scope.installKey)
+      while try storedRows.step() {
+        let upgrade =
+          storedRows.isNull(4)
+          ? nil
+          : Upgrade(
+            ts: storedRows.int64(4), from: storedRows.withText(5) { versions.number($0) },
+            to: storedRows.withText(6) { versions.number($0) })
+        let row = Row(firstTs: storedRows.int64(2), lastTs: storedRows.int64(3), upgrade: upgrade)
+        let update = storedRows.withText(0) { updates.number($0) }
+        rows.append((key(scope, update, Int32(storedRows.int64(1))), row, row))
+      }
+      storedRows.reset()
+    }
+    for event in events where event.action == UInt8(Action.download.rawValue) {
+      let key = key(scope, batchUpdates[Int(event.update)], event.day)
+      if let index = rows.firstIndex(where: { $0.key == key }) {
+        rows[index].row.firstTs = min(rows[index].row.firstTs, event.timestampMs)
+        rows[index].row.lastTs = max(rows[index].row.lastTs, event.timestampMs)
+      } else {
+        rows.append(
+          (key, nil, Row(firstTs: event.timestampMs, lastTs: event.timestampMs, upgrade: nil)))
+      }
+    }
+    guard !rows.isEmpty else { return }
+    let changes = Self.changes(timeline, &versions)
+    for (key, stored, var row) in rows {
+      row.upgrade = changes.first { $0.ts > row.firstTs }
+      if stored != row { changed.append((key, row)) }
+    }
+  }
+
+  func write(_ database: Database, versions: TextNumbering) throws(StoreError) {
+    guard !changed.isEmpty else { return }
+    let ranks = updates.byteOrderRanks()
+    let ordered = changed.sorted { lhs, rhs in
+      let (left, right) = (lhs.key, rhs.key)
+      if left.appNo != right.appNo { return left.appNo < right.appNo }
+      if left.isTest != right.isTest { return !left.isTest }
+      if left.update != right.update { return ranks[Int(left.update)] < ranks[Int(right.update)] }
+      if left.day != right.day { return left.day < right.day }
+      return left.installKey < right.installKey
+    }
+    let upsert = try database.statement(
+      """
+      INSERT INTO funnel_downloads (app_no, is_test, update_id, day, install_key, first_ts,
+        last_ts, upgrade_ts, upgrade_from, upgrade_to)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT DO UPDATE SET first_ts = excluded.first_ts, last_ts = excluded.last_ts,
+        upgrade_ts = excluded.upgrade_ts, upgrade_from = excluded.upgrade_from,
+        upgrade_to = excluded.upgrade_to
+      """)
+    for (key, row) in ordered {
+      try upsert.bind(1, key.appNo)
+      try upsert.bind(2, Int64(key.isTest ? 1 : 0))
+      try upsert.bind(3, updates.texts[Int(key.update)])
+      try upsert.bind(4, Int64(key.day))
+      try upsert.bind(5, key.installKey)
+      try upsert.bind(6, row.firstTs)
+      try upsert.bind(7, row.lastTs)
+      try upsert.bind(8, row.upgrade?.ts)
+      try upsert.bind(9, row.upgrade.map { versions.texts[Int($0.from)] })
+      try upsert.bind(10, row.upgrade.map { versions.texts[Int($0.to)] })
+      try upsert.run()
+    }
+  }
+
+  /// The install's version changes in time order, as version_changes
+  /// holds them: each row of the timeline on a higher version than the
+  /// row before it.
+  private static func changes(_ timeline: [SeenRow], _ versions: inout TextNumbering) -> [Upgrade] {
+    let ordered = timeline.sorted { $0.isBefore($1) }
+    var changes: [Upgrade] = []
+    for (previous, row) in zip(ordered, ordered.dropFirst()) {
+      guard let old = versions.version(previous.version), let new = versions.version(row.version),
+        new > old
+      else { continue }
+      changes.append(Upgrade(ts: row.firstTs, from: previous.version, to: row.version))
+    }
+    return changes
+  }
+
+  private func key(_ scope: ChangeScope, _ update: Int32, _ day: Int32) -> Key {
+    Key(
+      appNo: scope.appNo, isTest: scope.isTest, update: update, day: day,
+      installKey: scope.installKey)
+  }
+}
