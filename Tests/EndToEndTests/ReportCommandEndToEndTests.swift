@@ -144,6 +144,8 @@ struct ReportCommandEndToEndTests {
         "report", "--app", "default", "--db", fixture.scratch.path("missing.db"),
       ])
       let help = try uptake(["report", "--help"])
+      let groupHelp = try uptake(["apps", "--help"])
+      let bareGroup = try uptake(["updates"])
 
       #expect(badUpdate.status == 64)
       #expect(badUpdate.standardError.hasPrefix("uptake report: --update: use 1 to 64 of"))
@@ -156,6 +158,12 @@ struct ReportCommandEndToEndTests {
       #expect(missing.status == 66)
       #expect(help.status == 0)
       #expect(help.standardOutput.hasPrefix("usage: uptake report --app APPID [--update ID]"))
+      #expect(groupHelp.status == 0)
+      #expect(groupHelp.standardOutput.hasPrefix("usage: uptake apps add"))
+      #expect(
+        groupHelp.standardOutput.contains("\nusage: uptake apps rotate APPID --ingest|--read"))
+      #expect(bareGroup.status == 64)
+      #expect(bareGroup.standardError.contains("usage: uptake updates history"))
     }
   }
 }
