@@ -48,7 +48,7 @@ struct WALCheckpointTests {
     #expect(writer.walBytes <= 16 << 20)
   }
 
-  @Test("past 64 MiB: hold readers, check every 0.1 s, restart; give up after the hold")
+  @Test("past 64 MiB: hold readers, check every poll interval, restart; give up after the hold")
   func schedule() {
     var schedule = WALCheckpointSchedule(maxHoldSeconds: 35)
     let start = Date(timeIntervalSince1970: 1000)
@@ -56,8 +56,9 @@ struct WALCheckpointTests {
 
     #expect(schedule.step(walBytes: WALCheckpointSchedule.restartBytes, now: start) == .nothing)
     #expect(schedule.step(walBytes: large, now: start) == .holdReaders)
-    #expect(schedule.step(walBytes: large, now: start.addingTimeInterval(0.05)) == .nothing)
-    #expect(schedule.step(walBytes: large, now: start.addingTimeInterval(0.1)) == .tryRestart)
+    let poll = WALCheckpointSchedule.pollSeconds
+    #expect(schedule.step(walBytes: large, now: start.addingTimeInterval(poll / 2)) == .nothing)
+    #expect(schedule.step(walBytes: large, now: start.addingTimeInterval(poll * 1.5)) == .tryRestart)
     schedule.restarted()
     #expect(!schedule.isHoldingReaders)
     #expect(schedule.step(walBytes: large, now: start.addingTimeInterval(1)) == .holdReaders)
