@@ -99,6 +99,11 @@ public enum Timestamp {
     floorDivide(ms, msPerDay / 24)
   }
 
+  /// The day number of an hour number.
+  public static func dayNumber(hour: Int64) -> Int64 {
+    floorDivide(hour, 24)
+  }
+
   /// Parses exactly `YYYY-MM-DD` naming a real calendar date into its day
   /// number, or returns nil.
   public static func parseDate(_ text: String) -> Int64? {

@@ -23,7 +23,7 @@ enum HeaderBytes {
     return lowercase.withUTF8Buffer { wanted in
       zip(bytes, wanted).allSatisfy { byte, wanted in
         byte == wanted
-          || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") && byte | 0x20 == wanted)
+          || (isUpperASCII(byte) && byte | 0x20 == wanted)
       }
     }
   }
@@ -37,11 +37,15 @@ enum HeaderBytes {
       String(unsafeUninitializedCapacity: length) { buffer in
         for index in 0..<length {
           let byte = bytes[index]
-          buffer[index] = RequestHead.isUpperASCII(byte) ? byte | 0x20 : byte
+          buffer[index] = isUpperASCII(byte) ? byte | 0x20 : byte
         }
         return length
       }
     }
+  }
+
+  static func isUpperASCII(_ byte: UInt8) -> Bool {
+    byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z")
   }
 
   private static func isBlank(_ byte: UInt8) -> Bool {

@@ -32,12 +32,10 @@ public struct RequestHead: Sendable {
     // Callers name headers in lower case; lower-casing such a name again
     // cost a copy per lookup, several lookups a request.
     if let value = headers[name] { return value }
-    for byte in name.utf8 where Self.isUpperASCII(byte) { return headers[name.lowercased()] }
+    for byte in name.utf8 where HeaderBytes.isUpperASCII(byte) {
+      return headers[name.lowercased()]
+    }
     return nil
-  }
-
-  static func isUpperASCII(_ byte: UInt8) -> Bool {
-    byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z")
   }
 
   /// The declared body length, when the client sent Content-Length.

@@ -100,7 +100,7 @@ enum DimensionFold {
         (
           CountKey(
             appNo: key.appNo, isTest: key.isTest,
-            time: Timestamp.dayNumber(ms: key.time * 3_600_000),
+            time: Timestamp.dayNumber(hour: key.time),
             dimsNo: key.dimsNo, action: key.action),
           events
         )

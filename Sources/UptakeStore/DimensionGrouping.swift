@@ -85,7 +85,7 @@ struct DimensionGrouping {
   func time(day: Int64) -> Int64 { byDate ? day : 0 }
   func time(hour: Int64) -> Int64 {
     guard byDate else { return 0 }
-    return hourly ? hour : Timestamp.dayNumber(ms: hour * 3_600_000)
+    return hourly ? hour : Timestamp.dayNumber(hour: hour)
   }
 
   mutating func addEvents(_ events: Int, time: Int64, slot: Int) {

@@ -201,6 +201,8 @@ enum RollupFolder {
       }
       known.reset()
       let isKnown = !timeline.isEmpty
+      let scope = ChangeScope(
+        appNo: install.appNo, isTest: install.isTest, installKey: install.installKey)
       // Whether the install's version changes moved: its downloads link to
       // the first one after them.
       var changesMoved = false
@@ -245,8 +247,6 @@ enum RollupFolder {
           activeInstalls[
             ScopeDay(appNo: install.appNo, isTest: install.isTest, day: row.day), default: 0] += 1
         }
-        let scope = ChangeScope(
-          appNo: install.appNo, isTest: install.isTest, installKey: install.installKey)
         if let previous, changes.record(scope, from: previous, to: row, &batch.versions) {
           changesMoved = true
         }
@@ -261,8 +261,7 @@ enum RollupFolder {
         || events[start..<end].contains(where: { $0.action == UInt8(Action.download.rawValue) })
       {
         try funnelDownloads.relink(
-          ChangeScope(appNo: install.appNo, isTest: install.isTest, installKey: install.installKey),
-          known: isKnown, events: events[start..<end], timeline: timeline, &batch.versions)
+          scope, known: isKnown, events: events[start..<end], timeline: timeline, &batch.versions)
       }
       start = end
     }

@@ -58,7 +58,8 @@ struct WALCheckpointTests {
     #expect(schedule.step(walBytes: large, now: start) == .holdReaders)
     let poll = WALCheckpointSchedule.pollSeconds
     #expect(schedule.step(walBytes: large, now: start.addingTimeInterval(poll / 2)) == .nothing)
-    #expect(schedule.step(walBytes: large, now: start.addingTimeInterval(poll * 1.5)) == .tryRestart)
+    let afterPoll = start.addingTimeInterval(poll * 1.5)
+    #expect(schedule.step(walBytes: large, now: afterPoll) == .tryRestart)
     schedule.restarted()
     #expect(!schedule.isHoldingReaders)
     #expect(schedule.step(walBytes: large, now: start.addingTimeInterval(1)) == .holdReaders)
