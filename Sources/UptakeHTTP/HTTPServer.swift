@@ -165,23 +165,22 @@ public final class HTTPServer: @unchecked Sendable {
       exchange.method = method
       if isShuttingDown {
         exchange.label = router.pattern(of: url)
-        return send(
-          APIError.unavailable("shutting down", retryAfterSeconds: 5).response, connection, exchange
-        )
+        return refuse(
+          .unavailable("shutting down", retryAfterSeconds: 5), head, connection, exchange)
       }
       switch router.decide(head) {
       case .refuse(let error):
         exchange.label = router.pattern(of: url)
-        return send(error.response, connection, exchange)
+        return refuse(error, head, connection, exchange)
       case .accept(let route, let request):
         // The path is matched once: an accepted request is labelled by its
         // route, a refused one looks its pattern up.
         exchange.label = route.pattern
         if let length = head.contentLength, length > limits.maxBodyBytes {
-          return send(Self.bodyTooLarge(limits).response, connection, exchange)
+          return refuse(Self.bodyTooLarge(limits), head, connection, exchange)
         }
         if let refusal = rateLimitRefusal(route, request, connection) {
-          return send(refusal.response, connection, exchange)
+          return refuse(refusal, head, connection, exchange)
         }
         exchange.route = route
         exchange.request = request
@@ -307,8 +306,27 @@ public final class HTTPServer: @unchecked Sendable {
     return MHD_queue_response(connection, UInt32(response.status), mhdResponse)
   }
 
-  /// How much of an over-long body (sent without Content-Length) is read and
-  /// dropped so the client can get its 413, before the connection is closed.
+  /// Refuses a request decided from its head alone. The answer waits until
+  /// the body is read and dropped: answered at once, the connection would be
+  /// closed with the body unread, the kernel would reset it, and a client
+  /// still sending gets "broken pipe" instead of its 401 or 413 — which the
+  /// client library retries as a network failure. Only a client that waits
+  /// for `100 Continue`, or announces a body past what is worth reading, is
+  /// answered at once.
+  private func refuse(
+    _ error: APIError, _ head: RequestHead, _ connection: OpaquePointer, _ exchange: Exchange
+  ) -> MHD_Result {
+    let announced = head.contentLength ?? 0
+    let waitsToSend = head.header("expect")?.lowercased() == "100-continue"
+    if waitsToSend || announced > Self.maxDiscardedBytes {
+      return send(error.response, connection, exchange)
+    }
+    exchange.refusal = error
+    return MHD_Result.YES
+  }
+
+  /// How much of a refused body is read and dropped so the client can get
+  /// its answer, before the connection is cut instead.
   static let maxDiscardedBytes = 16 << 20
 
   private static func bodyTooLarge(_ limits: ServerLimits) -> APIError {

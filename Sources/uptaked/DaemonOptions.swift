@@ -20,7 +20,7 @@ struct DaemonOptions {
       --max-connections-per-ip N
                            connections from one address (default 0: no limit)
       --connection-memory-bytes N
-                           memory for one connection's headers (default 32768)
+                           memory for one connection's headers (default 8192)
       --max-body-bytes N   request body as sent (default 1048576, the contract's)
       --max-decoded-body-bytes N
                            gzip body once inflated (default 8388608)

@@ -59,12 +59,18 @@ struct IngestEndToEndTests {
     let large = try client.postJSON(
       url, key: fixture.ingestKey, body,
       headers: ["X-Forwarded-For": String(repeating: "a", count: 6 * 1024)])
-    let tooLarge = try client.postJSON(
-      url, key: fixture.ingestKey, body,
-      headers: ["X-Forwarded-For": String(repeating: "a", count: 9 * 1024)])
-
     #expect(large.text == #"{"accepted":1,"duplicates":0,"rejected":[]}"#)
-    #expect(tooLarge.status == 431)
+
+    // libmicrohttpd answers a head past its buffer itself and closes with
+    // the rest unread, so the kernel resets the connection: a client that
+    // is still writing then fails with "broken pipe" before it reads the
+    // 431. Sent in one write, the answer is already here when the reset is.
+    let tooLarge = try RawConnection(port: fixture.daemon.port)
+    tooLarge.send(
+      "POST /v1/events HTTP/1.1\r\nHost: uptake\r\nAuthorization: Bearer \(fixture.ingestKey)\r\n"
+        + "X-Forwarded-For: \(String(repeating: "a", count: 9 * 1024))\r\n"
+        + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+    #expect(tooLarge.readResponse(timeout: 10)?.status == 431)
   }
 
   @Test("a retried batch is answered with duplicates only")

@@ -207,3 +207,62 @@ struct BodySizeEndToEndTests {
     #expect(ErrorBody(response.body)?.code == "payload_too_large")
   }
 }
+
+@Suite("a request refused from its head alone", .timeLimit(.minutes(1)))
+struct EarlyRefusalEndToEndTests {
+  @Test("its body is still read, so a client sending it slowly gets its 413 or 401, not a reset")
+  func bodyReadBeforeTheAnswer() throws {
+    let fixture = try DaemonFixture()
+    defer { fixture.tearDown() }
+    let connection = try RawConnection(port: fixture.daemon.port)
+
+    // Announced past 1 MiB: refused from Content-Length. The body follows
+    // after a pause, as from a slow phone; answered and closed at once, the
+    // daemon would have reset the connection under these writes.
+    let oversized = (1 << 20) + 1
+    #expect(
+      connection.send(
+        "POST /v1/events HTTP/1.1\r\nHost: uptake\r\nAuthorization: Bearer \(fixture.ingestKey)\r\n"
+          + "Content-Type: application/json\r\nContent-Length: \(oversized)\r\n\r\n"))
+    usleep(200_000)
+    let piece = String(repeating: " ", count: oversized / 16)
+    let bodySent =
+      (0..<16).allSatisfy { _ in connection.send(piece) }
+      && connection.send(String(repeating: " ", count: oversized % 16))
+    #expect(bodySent, "the daemon closed the connection before the body was sent")
+    let tooLarge = try #require(connection.readResponse(timeout: 10))
+    #expect(tooLarge.status == 413)
+    #expect(tooLarge.body.contains(#""code":"payload_too_large""#))
+
+    // The connection is whole afterwards: a wrong key with a body, then a
+    // good request, on the same connection.
+    let body = batchJSON([eventJSON(id: "after-refusals")])
+    #expect(
+      connection.send(
+        "POST /v1/events HTTP/1.1\r\nHost: uptake\r\nAuthorization: Bearer wrong\r\n"
+          + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n"))
+    usleep(100_000)
+    #expect(connection.send(body))
+    #expect(connection.readResponse(timeout: 10)?.status == 401)
+    #expect(
+      connection.send(
+        "POST /v1/events HTTP/1.1\r\nHost: uptake\r\nAuthorization: Bearer \(fixture.ingestKey)\r\n"
+          + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"))
+    #expect(
+      connection.readResponse(timeout: 10)?.body
+        == #"{"accepted":1,"duplicates":0,"rejected":[]}"#)
+  }
+
+  @Test("a client that waits for 100 Continue is answered at once and sends no body")
+  func expectContinueAnsweredAtOnce() throws {
+    let fixture = try DaemonFixture()
+    defer { fixture.tearDown() }
+    let connection = try RawConnection(port: fixture.daemon.port)
+
+    connection.send(
+      "POST /v1/events HTTP/1.1\r\nHost: uptake\r\nAuthorization: Bearer wrong\r\n"
+        + "Content-Type: application/json\r\nContent-Length: 5000\r\nExpect: 100-continue\r\n\r\n")
+    let refused = try #require(connection.readResponse(timeout: 10))
+    #expect(refused.status == 401)
+  }
+}
