@@ -186,16 +186,17 @@ public final class BatchWriter: @unchecked Sendable {
 
   /// Waits for work; nil when stopping with nothing left. An empty array
   /// means no batch is waiting but a probe or a maintenance step is due: a
-  /// probe of storage `probePause` after a failed commit; a look at the
-  /// readers every `WALCheckpointSchedule.pollSeconds` while holding them; the duplicate
-  /// index's merge at once; a fold after `idleSeconds` without batches; a
-  /// second after a step that failed.
+  /// probe of storage `probePause` after a failed commit; a backfill of the
+  /// log or a look at the readers every `WALCheckpointSchedule.pollSeconds`
+  /// while a restart is under way; the duplicate index's merge at once; a
+  /// fold after `idleSeconds` without batches; a second after a step that
+  /// failed.
   private func nextJobs() -> [Job]? {
     condition.lock()
     defer { condition.unlock() }
     while queue.isEmpty {
       if stopping { return nil }
-      if lastCommitFailed || checkpointSchedule.isHoldingReaders {
+      if lastCommitFailed || checkpointSchedule.isPolling {
         let pause =
           lastCommitFailed ? probePause : WALCheckpointSchedule.pollSeconds
         if !condition.wait(until: Date().addingTimeInterval(pause)) { return [] }
@@ -250,8 +251,14 @@ public final class BatchWriter: @unchecked Sendable {
   /// `WALCheckpointSchedule` for why and when. Best effort: a log that stays
   /// long costs disk space and read speed, never correctness.
   private func restartLogIfDue() {
-    switch checkpointSchedule.step(walBytes: inserter.walBytes, now: Date()) {
-    case .nothing:
+    var step = checkpointSchedule.step(walBytes: inserter.walBytes, now: Date())
+    if step == .backfill {
+      // A failed backfill (disk full) leaves the frames to the restart.
+      let left = (try? inserter.backfillWriteAheadLog()) ?? 0
+      step = checkpointSchedule.backfilled(framesLeft: left, now: Date())
+    }
+    switch step {
+    case .nothing, .backfill:
       return
     case .giveUp:
       readGate.open()
@@ -262,7 +269,7 @@ public final class BatchWriter: @unchecked Sendable {
       break
     }
     guard readGate.activeReaders == 0 else { return }
-    if (try? inserter.emptyWriteAheadLog()) == true {
+    if (try? inserter.restartWriteAheadLog()) == true {
       checkpointSchedule.restarted()
       readGate.open()
     }

@@ -83,15 +83,29 @@ public final class Database {
     return Int(status.st_size)
   }
 
-  /// Copies the whole log into the database file and empties it, without
+  /// Copies into the database file what no reader's snapshot still needs,
+  /// without waiting; returns the frames left uncopied.
+  public func backfillWriteAheadLog() throws(StoreError) -> Int32 {
+    var logFrames: Int32 = 0
+    var copiedFrames: Int32 = 0
+    let code = sqlite3_wal_checkpoint_v2(
+      handle, nil, SQLITE_CHECKPOINT_PASSIVE, &logFrames, &copiedFrames)
+    try check(code, sql: "PRAGMA wal_checkpoint(PASSIVE)")
+    return max(0, logFrames - copiedFrames)
+  }
+
+  /// Copies the whole log into the database file and rewinds it, without
   /// waiting: returns false at once when a reader still uses the log (the
-  /// pages it could copy are copied anyway).
-  public func emptyWriteAheadLog() throws(StoreError) -> Bool {
+  /// pages it could copy are copied anyway). The next commit writes from
+  /// the log's start and cuts the file back to `walSizeLimitBytes`. A
+  /// TRUNCATE here spent 25–35 ms shrinking a 70 MiB file while new reports
+  /// waited at the gate; the commit's cut happens with the gate open.
+  public func restartWriteAheadLog() throws(StoreError) -> Bool {
     try check(sqlite3_busy_timeout(handle, 0), sql: nil)
     defer { sqlite3_busy_timeout(handle, Self.busyTimeoutMilliseconds) }
-    let code = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil)
+    let code = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_RESTART, nil, nil)
     if code & 0xFF == SQLITE_BUSY { return false }
-    try check(code, sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+    try check(code, sql: "PRAGMA wal_checkpoint(RESTART)")
     return true
   }
 

@@ -130,9 +130,14 @@ public final class EventInserter {
   /// The write connection's log size, for `WALCheckpointSchedule`.
   var walBytes: Int { database.walBytes }
 
-  /// See `Database.emptyWriteAheadLog`.
-  func emptyWriteAheadLog() throws(StoreError) -> Bool {
-    try database.emptyWriteAheadLog()
+  /// See `Database.backfillWriteAheadLog`.
+  func backfillWriteAheadLog() throws(StoreError) -> Int32 {
+    try database.backfillWriteAheadLog()
+  }
+
+  /// See `Database.restartWriteAheadLog`.
+  func restartWriteAheadLog() throws(StoreError) -> Bool {
+    try database.restartWriteAheadLog()
   }
 
   /// Copies the WAL into the database file and truncates it.

@@ -3,9 +3,9 @@ import Testing
 
 @testable import UptakeStore
 
-@Suite("Write-ahead log: emptied once readers leave, cut back after a rewind")
+@Suite("Write-ahead log: backfilled beside readers, rewound once they leave, cut back after")
 struct WALCheckpointTests {
-  @Test("a reader keeps the log growing; emptying it fails at once, then works once it leaves")
+  @Test("a reader keeps the log growing; a restart fails at once, then works once it leaves")
   func emptyAfterReaderLeaves() throws {
     let scratch = try ScratchDirectory()
     defer { scratch.remove() }
@@ -20,16 +20,18 @@ struct WALCheckpointTests {
     }
     let grown = writer.walBytes
     let started = Date()
-    let whileReading = try writer.emptyWriteAheadLog()
+    let whileReading = try writer.restartWriteAheadLog()
     let waited = Date().timeIntervalSince(started)
     try reader.execute("COMMIT")
-    let afterReading = try writer.emptyWriteAheadLog()
+    let afterReading = try writer.restartWriteAheadLog()
 
     #expect(grown > 24 << 20, "the reader's snapshot kept the log from rewinding")
     #expect(!whileReading && waited < 1, "a reader in the log makes it fail without waiting")
     #expect(afterReading)
-    #expect(writer.walBytes == 0)
-    #expect(try writer.scalarInt("SELECT count(*) FROM filler") == 24)
+    // Rewound: the next commit writes from the start and cuts the file.
+    try writer.execute("INSERT INTO filler VALUES (1)")
+    #expect(writer.walBytes <= 16 << 20)
+    #expect(try writer.scalarInt("SELECT count(*) FROM filler") == 25)
   }
 
   @Test("an ordinary rewind cuts the file back to 16 MiB (journal_size_limit)")
@@ -48,24 +50,64 @@ struct WALCheckpointTests {
     #expect(writer.walBytes <= 16 << 20)
   }
 
-  @Test("past 64 MiB: hold readers, check every poll interval, restart; give up after the hold")
+  @Test("past 64 MiB: backfill until few frames are left, hold readers, poll, restart; give up")
   func schedule() {
     var schedule = WALCheckpointSchedule(maxHoldSeconds: 35)
     let start = Date(timeIntervalSince1970: 1000)
     let large = WALCheckpointSchedule.restartBytes + 1
+    let poll = WALCheckpointSchedule.pollSeconds
+    func at(_ seconds: Double) -> Date { start.addingTimeInterval(seconds) }
 
     #expect(schedule.step(walBytes: WALCheckpointSchedule.restartBytes, now: start) == .nothing)
-    #expect(schedule.step(walBytes: large, now: start) == .holdReaders)
-    let poll = WALCheckpointSchedule.pollSeconds
-    #expect(schedule.step(walBytes: large, now: start.addingTimeInterval(poll / 2)) == .nothing)
-    let afterPoll = start.addingTimeInterval(poll * 1.5)
-    #expect(schedule.step(walBytes: large, now: afterPoll) == .tryRestart)
+    #expect(schedule.step(walBytes: large, now: start) == .backfill)
+    // Readers of old snapshots still need thousands of frames: no gate yet.
+    #expect(schedule.backfilled(framesLeft: 3000, now: start) == .nothing)
+    #expect(schedule.isPolling && !schedule.isHoldingReaders)
+    #expect(schedule.step(walBytes: large, now: at(poll / 2)) == .nothing)
+    #expect(schedule.step(walBytes: large, now: at(poll * 1.5)) == .backfill)
+    #expect(
+      schedule.backfilled(framesLeft: WALCheckpointSchedule.backfilledFrames, now: at(poll * 1.5))
+        == .holdReaders)
+    #expect(schedule.isHoldingReaders)
+    #expect(schedule.step(walBytes: large, now: at(poll * 2)) == .nothing)
+    #expect(schedule.step(walBytes: large, now: at(poll * 3)) == .tryRestart)
     schedule.restarted()
-    #expect(!schedule.isHoldingReaders)
-    #expect(schedule.step(walBytes: large, now: start.addingTimeInterval(1)) == .holdReaders)
-    #expect(schedule.step(walBytes: large, now: start.addingTimeInterval(36)) == .giveUp)
-    #expect(schedule.step(walBytes: large, now: start.addingTimeInterval(95)) == .nothing)
-    #expect(schedule.step(walBytes: large, now: start.addingTimeInterval(96)) == .holdReaders)
+    #expect(!schedule.isPolling)
+    // Rewound, the file keeps its length until a commit cuts it back.
+    #expect(schedule.step(walBytes: large, now: at(0.5)) == .nothing)
+    #expect(schedule.step(walBytes: 16 << 20, now: at(0.6)) == .nothing)
+
+    // A backfill that never gets there closes the gate anyway, and a hold
+    // that never restarts gives up and waits before the next try.
+    let backfill = WALCheckpointSchedule.maxBackfillSeconds
+    #expect(schedule.step(walBytes: large, now: at(1)) == .backfill)
+    #expect(schedule.step(walBytes: large, now: at(1 + backfill)) == .holdReaders)
+    #expect(schedule.step(walBytes: large, now: at(1 + backfill + 35)) == .giveUp)
+    #expect(schedule.step(walBytes: large, now: at(1 + backfill + 94)) == .nothing)
+    #expect(schedule.step(walBytes: large, now: at(1 + backfill + 95)) == .backfill)
+  }
+
+  @Test("a backfill copies what no reader needs and reports the frames a reader still holds")
+  func backfillAroundReader() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let writer = try Database(path: scratch.databasePath)
+    try writer.execute("CREATE TABLE filler (b BLOB)")
+    try writer.execute("INSERT INTO filler VALUES (zeroblob(1048576))")
+    let reader = try Database(path: scratch.databasePath)
+    try reader.execute("BEGIN")
+    _ = try reader.scalarInt("SELECT count(*) FROM filler")
+    try writer.write { () throws(StoreError) in
+      for _ in 0..<8 { try writer.execute("INSERT INTO filler VALUES (zeroblob(1048576))") }
+    }
+
+    let whileReading = try writer.backfillWriteAheadLog()
+    try reader.execute("COMMIT")
+    let afterReading = try writer.backfillWriteAheadLog()
+
+    #expect(whileReading >= 8 * 256, "the 8 MiB written after the reader's snapshot stay")
+    #expect(afterReading == 0)
+    #expect(try writer.restartWriteAheadLog())
   }
 
   @Test("a closed gate holds new readers back until it opens; readers inside are counted")
