@@ -1,7 +1,8 @@
 import UptakeCore
 
-/// Folds stored events into the rollup tables of schema/0002_rollups.sql
-/// and schema/0005_dimension_rollups.sql (`DimensionFold`).
+/// Folds stored events into the rollup tables of schema/0002_rollups.sql,
+/// schema/0005_dimension_rollups.sql (`DimensionFold`) and the packed
+/// members of schema/0007 (`InstallChunks`).
 ///
 /// Why fold in bulk instead of updating the aggregates with every batch:
 /// distinct install counts need one row per install and bucket, and install
@@ -83,6 +84,8 @@ enum RollupFolder {
         installs = installs + excluded.installs, first_ts = min(first_ts, excluded.first_ts),
         last_ts = max(last_ts, excluded.last_ts)
       """)
+    let chunks = try InstallChunks.Writer(database)
+    var newMembers: [Int64] = []
     let events = batch.events
     var bucketStart = 0
     while bucketStart < events.count {
@@ -121,6 +124,7 @@ enum RollupFolder {
             try statement.run()
             if statement === insertInstall && database.changes > 0 {
               added += 1
+              newMembers.append(earliest.installKey)
               break
             }
           }
@@ -137,6 +141,12 @@ enum RollupFolder {
       try counts.bind(8, firstTs)
       try counts.bind(9, lastTs)
       try counts.run()
+      try chunks.append(
+        newMembers,
+        to: InstallChunks.Bucket(
+          appNo: first.appNo, isTest: first.isTest, updateId: updateId, day: Int64(first.day),
+          action: Int(first.action)))
+      newMembers.removeAll(keepingCapacity: true)
       bucketStart = bucketEnd
     }
   }

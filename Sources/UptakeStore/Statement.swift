@@ -151,6 +151,13 @@ public final class Statement {
     return Array(UnsafeRawBufferPointer(start: bytes, count: count))
   }
 
+  /// The column's blob, valid only inside `body`: no copy of a row's bytes.
+  func withBlob<Result>(_ column: Int32, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+    let bytes = sqlite3_column_blob(handle, column)
+    let count = bytes == nil ? 0 : Int(sqlite3_column_bytes(handle, column))
+    return body(UnsafeRawBufferPointer(start: bytes, count: count))
+  }
+
   private func check(_ code: Int32) throws(StoreError) {
     guard code == SQLITE_OK else {
       throw .sqlite(code: code, message: String(cString: sqlite3_errmsg(database.handle)), sql: sql)

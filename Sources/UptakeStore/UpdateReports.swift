@@ -61,14 +61,21 @@ extension ReportQueries {
         byDay[counts.int64(0), default: [0, 0, 0, 0]][counts.int(1)] += counts.int(2)
         events[counts.int(1)] += counts.int(2)
       }
+      // Distinct installs from the packed members (schema/0007): a few
+      // hundred rows where daily_installs has one per install and day.
       let members = try database.statement(
         """
-        SELECT action, install_key FROM daily_installs
+        SELECT action, keys FROM daily_install_chunks
         WHERE app_no = ? AND day BETWEEN ? AND ? AND \(test.sqlCondition) AND update_id = ?
         """)
       try bindScope(members, appNo: appNo, from: range.fromDay, through: range.toDay)
       try members.bind(4, updateId)
-      while try members.step() { installs[members.int(0)].insert(members.int64(1)) }
+      while try members.step() {
+        let action = members.int(0)
+        members.withBlob(1) { blob in
+          InstallChunks.forEachKey(in: blob) { installs[action].insert($0) }
+        }
+      }
 
       let tail = try RollupTail.load(database, appNo: appNo)
       for (key, bucket) in tail.daily

@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+import UptakeCore
+
+@testable import UptakeStore
+
+/// daily_install_chunks (schema/0007): each daily_installs bucket's members
+/// packed 512 to a row, appended by the fold and backfilled by the migration.
+@Suite("daily_install_chunks: the members of each bucket, packed")
+struct InstallChunksTests {
+  /// Each bucket's packed keys as a sorted list, and its chunks' sizes.
+  static func buckets(_ database: Database) throws -> [String: (keys: [Int64], sizes: [Int])] {
+    let statement = try database.statement(
+      """
+      SELECT update_id, day, action, is_test, chunk, installs, keys FROM daily_install_chunks
+      ORDER BY app_no, is_test, update_id, day, action, chunk
+      """)
+    var buckets: [String: (keys: [Int64], sizes: [Int])] = [:]
+    while try statement.step() {
+      let name =
+        "\(statement.string(0)) day \(statement.int64(1)) action \(statement.int64(2)) "
+        + "test \(statement.int64(3))"
+      var keys: [Int64] = []
+      statement.withBlob(6) { InstallChunks.forEachKey(in: $0) { keys.append($0) } }
+      #expect(keys.count == statement.int(5), "\(name): installs says how many keys")
+      #expect(statement.int(4) == buckets[name]?.sizes.count ?? 0, "\(name): chunks from 0")
+      buckets[name, default: ([], [])].keys += keys
+      buckets[name, default: ([], [])].sizes.append(keys.count)
+    }
+    statement.reset()
+    return buckets.mapValues { (keys: $0.keys.sorted(), sizes: $0.sizes) }
+  }
+
+  /// The same buckets from daily_installs, one row per member.
+  static func members(_ database: Database) throws -> [String: [Int64]] {
+    let statement = try database.statement(
+      "SELECT update_id, day, action, is_test, install_key FROM daily_installs")
+    var members: [String: [Int64]] = [:]
+    while try statement.step() {
+      let name =
+        "\(statement.string(0)) day \(statement.int64(1)) action \(statement.int64(2)) "
+        + "test \(statement.int64(3))"
+      members[name, default: []].append(statement.int64(4))
+    }
+    statement.reset()
+    return members.mapValues { $0.sorted() }
+  }
+
+  /// 1,300 installs see u1 on one day (three chunks: 512, 512, 276), over
+  /// folds of 700, 500 and 100 events, repeats and a test install among
+  /// them; some come back the next day and download.
+  static func store(_ database: Database, _ appNo: Int64) throws {
+    let inserter = EventInserter(database: database)
+    var impressions: [Event] = []
+    for number in 0..<1300 {
+      impressions.append(
+        event(
+          action: .impression, installId: "i\(number)",
+          at: String(format: "2026-03-10T%02d:%02d:00Z", number % 24, number % 60),
+          isTest: number == 3))
+    }
+    // Repeats of installs already folded add nothing to a bucket.
+    let repeats = (0..<50).map {
+      event(action: .impression, installId: "i\($0 * 7)", at: "2026-03-10T23:30:00Z")
+    }
+    let nextDay = (0..<40).map {
+      event(action: .download, installId: "i\($0)", at: "2026-03-11T09:00:00Z")
+    }
+    for slice in [impressions[0..<700], impressions[700..<1200], impressions[1200...]] {
+      _ = try inserter.insert([batch(appNo, Array(slice))])
+      while try inserter.foldRollups() > 0 {}
+    }
+    _ = try inserter.insert([batch(appNo, repeats + nextDay)])
+    while try inserter.foldRollups() > 0 {}
+  }
+
+  @Test("the fold fills each chunk to 512 keys before the next; every member once")
+  func foldAppends() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let database = try scratch.openDatabase()
+    let appNo = try database.addApp("app")
+    try Self.store(database, appNo)
+
+    let buckets = try Self.buckets(database)
+    let members = try Self.members(database)
+    #expect(buckets.mapValues(\.keys) == members)
+    let impressions = try #require(buckets["u1 day 20522 action 0 test 0"])
+    #expect(impressions.sizes == [512, 512, 275])
+    #expect(buckets["u1 day 20522 action 0 test 1"]?.sizes == [1])
+    #expect(buckets["u1 day 20523 action 1 test 0"]?.sizes == [40])
+  }
+
+  @Test("schema/0007 packs the members of a database folded before it")
+  func migrationBackfills() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let database = try scratch.openDatabase()
+    let appNo = try database.addApp("app")
+    try Self.store(database, appNo)
+    let folded = try Self.buckets(database)
+
+    try database.execute(
+      """
+      DROP TABLE daily_install_chunks;
+      DELETE FROM schema_migrations WHERE name = '0007_daily_install_chunks';
+      """)
+    #expect(try Migrator.migrate(database) == ["0007_daily_install_chunks"])
+
+    let backfilled = try Self.buckets(database)
+    #expect(backfilled.mapValues(\.keys) == folded.mapValues(\.keys))
+    #expect(backfilled["u1 day 20522 action 0 test 0"]?.sizes == [512, 512, 275])
+  }
+}
