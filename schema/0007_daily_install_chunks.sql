@@ -4,8 +4,8 @@
 -- spends ~120 ns stepping a row whatever its width, and /v1/updates/{id}
 -- over 30 days of a busy update stepped 115k rows (14 ms of its ~20).
 --
--- `keys` holds `installs` install keys, 8 bytes each, little-endian, in the
--- order they were folded; each key once per bucket (the fold adds a key
+-- `packed` holds `entries` install keys, 8 bytes each, little-endian, in
+-- the order they were folded; each key once per bucket (the fold adds a key
 -- when its daily_installs row is new). Chunks are numbered from 0 and hold
 -- at most 512 keys; the fold fills the last one before starting the next
 -- (InstallChunks.swift), so a bucket of n installs has ceil(n / 512) rows.
@@ -16,8 +16,8 @@ CREATE TABLE daily_install_chunks (
   day INTEGER NOT NULL,
   action INTEGER NOT NULL,
   chunk INTEGER NOT NULL,
-  installs INTEGER NOT NULL,
-  keys BLOB NOT NULL,
+  entries INTEGER NOT NULL,
+  packed BLOB NOT NULL,
   PRIMARY KEY (app_no, is_test, update_id, day, action, chunk)
 );
 
@@ -25,7 +25,7 @@ CREATE TABLE daily_install_chunks (
 -- read in key order so each bucket's rows come together.
 INSERT INTO daily_install_chunks
 SELECT app_no, is_test, update_id, day, action, (position - 1) / 512, count(*),
-  uptake_install_keys(install_key)
+  uptake_pack(install_key)
 FROM (
   SELECT app_no, is_test, update_id, day, action, install_key,
     row_number() OVER (PARTITION BY app_no, is_test, update_id, day, action) AS position

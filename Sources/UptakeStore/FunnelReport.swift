@@ -5,8 +5,8 @@ extension ReportQueries {
   /// range. `targetVersion` is the configured latestVersion, when the app's
   /// configuration names one: an upgrade must then reach at least it.
   ///
-  /// Impressions come from `daily_installs` (each install's first event of
-  /// the day), downloads from `funnel_downloads` (the same rows for
+  /// Impressions come from `funnel_impression_chunks` (each install's first
+  /// impression of the day, packed), downloads from `funnel_downloads` (the same rows for
   /// downloads, each linked to the install's first version change after
   /// it), so without a target a funnel reads its own cohort's rows. With a
   /// target, and for the downloads a link does not settle, upgrades come
@@ -53,12 +53,14 @@ extension ReportQueries {
         guard let install = event.installKey else { continue }
         tailByInstall[install, default: []].append(event)
       }
-      // One day at a time: the key is (update, day, action, install), so a
-      // day range alone would also walk the download, later and ignore rows.
+      // The first impressions packed 512 to a row (schema/0008): a busy
+      // update's cohort is tens of thousands of installs, and SQLite's cost
+      // is per row stepped.
       let impressions = try database.statement(
         """
-        SELECT install_key, first_ts, first_version FROM daily_installs
-        WHERE app_no = ? AND \(test.sqlCondition) AND update_id = ? AND day = ? AND action = 0
+        SELECT packed FROM funnel_impression_chunks
+        WHERE app_no = ? AND \(test.sqlCondition) AND update_id = ? AND day BETWEEN ? AND ?
+          AND action = 0
         """)
       // The days the update has folded rows on, not the whole range (which
       // may span years), and its daily impression installs: at least the
@@ -84,17 +86,18 @@ extension ReportQueries {
       }
       let firstDay = days?.first ?? 1
       let lastDay = days?.last ?? 0
-      for day in stride(from: firstDay, through: lastDay, by: 1) {
-        try impressions.bind(1, appNo)
-        try impressions.bind(2, updateId)
-        try impressions.bind(3, day)
-        while try impressions.step() {
-          impression(
-            impressions.int64(0), at: impressions.int64(1),
-            version: impressions.withText(2) { versions.number($0) })
+      try impressions.bind(1, appNo)
+      try impressions.bind(2, updateId)
+      try impressions.bind(3, firstDay)
+      try impressions.bind(4, lastDay)
+      while try impressions.step() {
+        impressions.withBlob(0) { packed in
+          FirstImpression.forEachPacked(in: packed) { install, ts, version in
+            impression(install, at: ts, version: versions.number(version))
+          }
         }
-        impressions.reset()
       }
+      impressions.reset()
       for (install, events) in tailByInstall {
         for event in events where event.updateId == updateId && event.action == .impression {
           impression(install, at: event.timestampMs, version: versions.number(event.appVersion))

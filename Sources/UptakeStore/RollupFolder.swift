@@ -2,7 +2,7 @@ import UptakeCore
 
 /// Folds stored events into the rollup tables of schema/0002_rollups.sql,
 /// schema/0005_dimension_rollups.sql (`DimensionFold`) and the packed
-/// members of schema/0007 (`InstallChunks`).
+/// members of schema/0007 and 0008 (`InstallChunks`).
 ///
 /// Why fold in bulk instead of updating the aggregates with every batch:
 /// distinct install counts need one row per install and bucket, and install
@@ -74,6 +74,7 @@ enum RollupFolder {
         first_ts = min(first_ts, ?7), last_ts = max(last_ts, ?9)
       WHERE app_no = ?1 AND is_test = ?2 AND update_id = ?3 AND day = ?4 AND action = ?5
         AND install_key = ?6 AND (first_ts > ?7 OR last_ts < ?9)
+      RETURNING first_ts = ?7 AND first_version = ?8
       """)
     let counts = try database.statement(
       """
@@ -84,8 +85,11 @@ enum RollupFolder {
         installs = installs + excluded.installs, first_ts = min(first_ts, excluded.first_ts),
         last_ts = max(last_ts, excluded.last_ts)
       """)
-    let chunks = try InstallChunks.Writer(database)
+    let memberChunks = try InstallChunks.Writer<Int64>(database, table: "daily_install_chunks")
+    let impressionChunks = try InstallChunks.Writer<FirstImpression>(
+      database, table: "funnel_impression_chunks")
     var newMembers: [Int64] = []
+    var firstImpressions: [FirstImpression] = []
     let events = batch.events
     var bucketStart = 0
     while bucketStart < events.count {
@@ -111,7 +115,8 @@ enum RollupFolder {
         }
         if earliest.hasInstall {
           let latestTs = events[installEnd - 1].timestampMs
-          for statement in [insertInstall, widenInstall] {
+          let version = batch.versions.texts[Int(earliest.version)]
+          func bindInstall(_ statement: Statement) throws(StoreError) {
             try statement.bind(1, earliest.appNo)
             try statement.bind(2, Int64(earliest.isTest ? 1 : 0))
             try statement.bind(3, updateId)
@@ -119,14 +124,27 @@ enum RollupFolder {
             try statement.bind(5, Int64(earliest.action))
             try statement.bind(6, earliest.installKey)
             try statement.bind(7, earliest.timestampMs)
-            try statement.bind(8, batch.versions.texts[Int(earliest.version)])
+            try statement.bind(8, version)
             try statement.bind(9, latestTs)
-            try statement.run()
-            if statement === insertInstall && database.changes > 0 {
-              added += 1
-              newMembers.append(earliest.installKey)
-              break
-            }
+          }
+          try bindInstall(insertInstall)
+          try insertInstall.run()
+          // Whether the row's first time and version are now this event's.
+          var firstIsThis = false
+          if database.changes > 0 {
+            added += 1
+            newMembers.append(earliest.installKey)
+            firstIsThis = true
+          } else {
+            try bindInstall(widenInstall)
+            firstIsThis = try widenInstall.step() && widenInstall.int(0) != 0
+            widenInstall.reset()
+          }
+          if firstIsThis && earliest.action == UInt8(Action.impression.rawValue) {
+            firstImpressions.append(
+              FirstImpression(
+                installKey: earliest.installKey, timestampMs: earliest.timestampMs,
+                version: version))
           }
         }
         installStart = installEnd
@@ -141,12 +159,13 @@ enum RollupFolder {
       try counts.bind(8, firstTs)
       try counts.bind(9, lastTs)
       try counts.run()
-      try chunks.append(
-        newMembers,
-        to: InstallChunks.Bucket(
-          appNo: first.appNo, isTest: first.isTest, updateId: updateId, day: Int64(first.day),
-          action: Int(first.action)))
+      let bucket = InstallChunks.Bucket(
+        appNo: first.appNo, isTest: first.isTest, updateId: updateId, day: Int64(first.day),
+        action: Int(first.action))
+      try memberChunks.append(newMembers, to: bucket)
+      try impressionChunks.append(firstImpressions, to: bucket)
       newMembers.removeAll(keepingCapacity: true)
+      firstImpressions.removeAll(keepingCapacity: true)
       bucketStart = bucketEnd
     }
   }

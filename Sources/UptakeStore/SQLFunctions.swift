@@ -8,9 +8,13 @@ enum SQLFunctions {
   /// `uptake_install_key(app_no, install_id)`: StableHash.installKey, or
   /// NULL for a NULL install id.
   static func register(_ handle: OpaquePointer) -> Int32 {
-    let code = registerInstallKey(handle)
-    guard code == SQLITE_OK else { return code }
-    return registerInstallKeys(handle)
+    for register in [
+      registerInstallKey, { registerPack($0, arguments: 1) }, { registerPack($0, arguments: 3) },
+    ] {
+      let code = register(handle)
+      guard code == SQLITE_OK else { return code }
+    }
+    return SQLITE_OK
   }
 
   private static func registerInstallKey(_ handle: OpaquePointer) -> Int32 {
@@ -30,44 +34,58 @@ enum SQLFunctions {
       }, nil, nil, nil)
   }
 
-  /// The packed key buffer an `uptake_install_keys` aggregate grows.
-  private struct KeyBuffer {
+  /// The buffer an `uptake_pack` aggregate grows (malloc'd, handed to SQLite).
+  private struct PackBuffer {
     var bytes: UnsafeMutablePointer<UInt8>?
     var count: Int
     var capacity: Int
+
+    mutating func append(_ entry: [UInt8]) -> Bool {
+      if count + entry.count > capacity {
+        let grown = max(4096, capacity * 2, count + entry.count)
+        guard let resized = realloc(bytes, grown) else { return false }
+        bytes = resized.assumingMemoryBound(to: UInt8.self)
+        capacity = grown
+      }
+      entry.withUnsafeBufferPointer {
+        (bytes! + count).update(from: $0.baseAddress!, count: $0.count)
+      }
+      count += entry.count
+      return true
+    }
   }
 
-  /// `uptake_install_keys(install_key)`, an aggregate: the group's keys
-  /// packed as InstallChunks stores them (8 bytes each, little-endian).
-  /// Lets a migration pack daily_installs' members in one statement.
-  private static func registerInstallKeys(_ handle: OpaquePointer) -> Int32 {
+  /// `uptake_pack(install_key)` and `uptake_pack(install_key, first_ts,
+  /// first_version)`, aggregates: the group's entries packed as
+  /// InstallChunks stores them (`Int64` and `FirstImpression`), so a
+  /// migration packs daily_installs' members in one statement.
+  private static func registerPack(_ handle: OpaquePointer, arguments count: Int32) -> Int32 {
     sqlite3_create_function_v2(
-      handle, "uptake_install_keys", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil, nil,
-      { context, _, arguments in
-        guard let arguments, let value = arguments[0],
-          let raw = sqlite3_aggregate_context(context, Int32(MemoryLayout<KeyBuffer>.size))
+      handle, "uptake_pack", count, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil, nil,
+      { context, count, arguments in
+        guard let arguments, let key = arguments[0],
+          let raw = sqlite3_aggregate_context(context, Int32(MemoryLayout<PackBuffer>.size))
         else { return }
-        let buffer = raw.assumingMemoryBound(to: KeyBuffer.self)
-        if buffer.pointee.count + 8 > buffer.pointee.capacity {
-          let capacity = max(4096, buffer.pointee.capacity * 2)
-          guard let grown = realloc(buffer.pointee.bytes, capacity) else {
-            sqlite3_result_error_nomem(context)
-            return
-          }
-          buffer.pointee.bytes = grown.assumingMemoryBound(to: UInt8.self)
-          buffer.pointee.capacity = capacity
+        var entry: [UInt8] = []
+        if count == 3, let ts = arguments[1], let version = arguments[2] {
+          let text = sqlite3_value_text(version)
+          let length = Int(sqlite3_value_bytes(version))
+          FirstImpression(
+            installKey: sqlite3_value_int64(key), timestampMs: sqlite3_value_int64(ts),
+            version: text.map {
+              String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+            } ?? ""
+          ).pack(into: &entry)
+        } else {
+          sqlite3_value_int64(key).pack(into: &entry)
         }
-        var key = sqlite3_value_int64(value).littleEndian
-        withUnsafeBytes(of: &key) { key in
-          (buffer.pointee.bytes! + buffer.pointee.count).update(
-            from: key.bindMemory(to: UInt8.self).baseAddress!, count: 8)
-        }
-        buffer.pointee.count += 8
+        let buffer = raw.assumingMemoryBound(to: PackBuffer.self)
+        if !buffer.pointee.append(entry) { sqlite3_result_error_nomem(context) }
       },
       { context in
         // Zeroed by SQLite when the group had no rows.
         let raw = sqlite3_aggregate_context(context, 0)
-        guard let buffer = raw?.assumingMemoryBound(to: KeyBuffer.self),
+        guard let buffer = raw?.assumingMemoryBound(to: PackBuffer.self),
           let bytes = buffer.pointee.bytes
         else {
           sqlite3_result_zeroblob(context, 0)

@@ -65,7 +65,7 @@ extension ReportQueries {
       // hundred rows where daily_installs has one per install and day.
       let members = try database.statement(
         """
-        SELECT action, keys FROM daily_install_chunks
+        SELECT action, packed FROM daily_install_chunks
         WHERE app_no = ? AND day BETWEEN ? AND ? AND \(test.sqlCondition) AND update_id = ?
         """)
       try bindScope(members, appNo: appNo, from: range.fromDay, through: range.toDay)
@@ -73,7 +73,7 @@ extension ReportQueries {
       while try members.step() {
         let action = members.int(0)
         members.withBlob(1) { blob in
-          InstallChunks.forEachKey(in: blob) { installs[action].insert($0) }
+          Int64.forEachPacked(in: blob) { installs[action].insert($0) }
         }
       }
 

@@ -4,15 +4,17 @@ import UptakeCore
 
 @testable import UptakeStore
 
-/// daily_install_chunks (schema/0007): each daily_installs bucket's members
-/// packed 512 to a row, appended by the fold and backfilled by the migration.
-@Suite("daily_install_chunks: the members of each bucket, packed")
+/// daily_install_chunks and funnel_impression_chunks (schema/0007, 0008):
+/// each daily_installs bucket's members, and each impression bucket's first
+/// impressions, packed 512 to a row, appended by the fold and backfilled by
+/// the migrations.
+@Suite("Packed bucket members and first impressions")
 struct InstallChunksTests {
   /// Each bucket's packed keys as a sorted list, and its chunks' sizes.
   static func buckets(_ database: Database) throws -> [String: (keys: [Int64], sizes: [Int])] {
     let statement = try database.statement(
       """
-      SELECT update_id, day, action, is_test, chunk, installs, keys FROM daily_install_chunks
+      SELECT update_id, day, action, is_test, chunk, entries, packed FROM daily_install_chunks
       ORDER BY app_no, is_test, update_id, day, action, chunk
       """)
     var buckets: [String: (keys: [Int64], sizes: [Int])] = [:]
@@ -21,8 +23,8 @@ struct InstallChunksTests {
         "\(statement.string(0)) day \(statement.int64(1)) action \(statement.int64(2)) "
         + "test \(statement.int64(3))"
       var keys: [Int64] = []
-      statement.withBlob(6) { InstallChunks.forEachKey(in: $0) { keys.append($0) } }
-      #expect(keys.count == statement.int(5), "\(name): installs says how many keys")
+      statement.withBlob(6) { Int64.forEachPacked(in: $0) { keys.append($0) } }
+      #expect(keys.count == statement.int(5), "\(name): entries says how many keys")
       #expect(statement.int(4) == buckets[name]?.sizes.count ?? 0, "\(name): chunks from 0")
       buckets[name, default: ([], [])].keys += keys
       buckets[name, default: ([], [])].sizes.append(keys.count)
@@ -110,5 +112,113 @@ struct InstallChunksTests {
     let backfilled = try Self.buckets(database)
     #expect(backfilled.mapValues(\.keys) == folded.mapValues(\.keys))
     #expect(backfilled["u1 day 20522 action 0 test 0"]?.sizes == [512, 512, 275])
+  }
+
+  /// Each impression bucket's first impressions, earliest per install, as
+  /// "install time version" lines; and each bucket's count of entries.
+  static func firstImpressions(_ database: Database) throws -> (
+    firsts: [String: [String]], entries: [String: Int]
+  ) {
+    let statement = try database.statement(
+      """
+      SELECT update_id, day, is_test, entries, packed FROM funnel_impression_chunks
+      ORDER BY app_no, is_test, update_id, day, chunk
+      """)
+    var earliest: [String: [Int64: (ts: Int64, version: String)]] = [:]
+    var entries: [String: Int] = [:]
+    while try statement.step() {
+      let name = "\(statement.string(0)) day \(statement.int64(1)) test \(statement.int64(2))"
+      var count = 0
+      statement.withBlob(4) {
+        FirstImpression.forEachPacked(in: $0) { install, ts, version in
+          count += 1
+          if ts < earliest[name]?[install]?.ts ?? .max {
+            earliest[name, default: [:]][install] = (ts, String(decoding: version, as: UTF8.self))
+          }
+        }
+      }
+      #expect(count == statement.int(3), "\(name): entries says how many")
+      entries[name, default: 0] += count
+    }
+    statement.reset()
+    let firsts = earliest.mapValues { installs in
+      installs.map { "\($0.key) \($0.value.ts) \($0.value.version)" }.sorted()
+    }
+    return (firsts, entries)
+  }
+
+  /// daily_installs' impression rows as the same lines.
+  static func impressionRows(_ database: Database) throws -> [String: [String]] {
+    let statement = try database.statement(
+      """
+      SELECT update_id, day, is_test, install_key, first_ts, first_version FROM daily_installs
+      WHERE action = 0
+      """)
+    var rows: [String: [String]] = [:]
+    while try statement.step() {
+      let name = "\(statement.string(0)) day \(statement.int64(1)) test \(statement.int64(2))"
+      rows[name, default: []].append(
+        "\(statement.int64(3)) \(statement.int64(4)) \(statement.string(5))")
+    }
+    statement.reset()
+    return rows.mapValues { $0.sorted() }
+  }
+
+  @Test("first impressions: one entry per new member, another when one arrives earlier")
+  func firstImpressionsFollowTheRows() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let database = try scratch.openDatabase()
+    let appNo = try database.addApp("app")
+    try Self.store(database, appNo)
+    let inserter = EventInserter(database: database)
+    // Out of order: i5 and i6 were seen on 1.0.0 at 05:05 and 06:06; an
+    // earlier impression on 0.9.0 arrives after the fold, and a later one
+    // that changes nothing.
+    _ = try inserter.insert([
+      batch(
+        appNo,
+        [
+          event(
+            action: .impression, appVersion: "0.9.0", installId: "i5", at: "2026-03-10T01:00:00Z"),
+          event(
+            action: .impression, appVersion: "0.9.0", installId: "i6", at: "2026-03-10T02:00:00Z"),
+          event(
+            action: .impression, appVersion: "2.0.0", installId: "i7", at: "2026-03-10T23:59:00Z"),
+        ])
+    ])
+    while try inserter.foldRollups() > 0 {}
+
+    let packed = try Self.firstImpressions(database)
+    let rows = try Self.impressionRows(database)
+    #expect(packed.firsts == rows)
+    // 1,299 members, i5 and i6 again, and i119 and i287 again: first seen
+    // at 23:59 and 23:47, their repeats at 23:30 came in a later fold.
+    #expect(packed.entries["u1 day 20522 test 0"] == 1299 + 2 + 2)
+    let five = StableHash.installKey(appNo: appNo, installId: "i5")
+    #expect(
+      rows["u1 day 20522 test 0"]?.contains("\(five) \(ms("2026-03-10T01:00:00Z")) 0.9.0") == true)
+  }
+
+  @Test("schema/0008 packs the first impressions of a database folded before it")
+  func impressionMigrationBackfills() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let database = try scratch.openDatabase()
+    let appNo = try database.addApp("app")
+    try Self.store(database, appNo)
+    let folded = try Self.firstImpressions(database)
+
+    try database.execute(
+      """
+      DROP TABLE funnel_impression_chunks;
+      DELETE FROM schema_migrations WHERE name = '0008_funnel_impression_chunks';
+      """)
+    #expect(try Migrator.migrate(database) == ["0008_funnel_impression_chunks"])
+
+    let backfilled = try Self.firstImpressions(database)
+    #expect(backfilled.firsts == folded.firsts)
+    #expect(backfilled.firsts == (try Self.impressionRows(database)))
+    #expect(backfilled.entries["u1 day 20522 test 0"] == 1299)
   }
 }
