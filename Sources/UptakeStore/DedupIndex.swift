@@ -32,7 +32,7 @@ import UptakeCore
 final class DedupIndex {
   /// Keys held in memory before a merge: about 16 MiB at this size, and one
   /// merge then writes each page of `dedup_keys` about once per 512k events.
-  static let mergeThreshold = 1 << 19
+  static let defaultMergeThreshold = 1 << 19
   /// Slices per merge, so no single transaction stalls ingest for long.
   static let mergeChunks = 16
 
@@ -57,7 +57,13 @@ final class DedupIndex {
   /// `mergedFilter` holds the keys of all events with seq <= this.
   private var filterThroughSeq = unknownSeq
 
-  init() {}
+  /// Keys held in memory before a merge (`defaultMergeThreshold` unless a
+  /// bulk writer can afford more memory for fewer merges).
+  let mergeThreshold: Int
+
+  init(mergeThreshold: Int = defaultMergeThreshold) {
+    self.mergeThreshold = mergeThreshold
+  }
 
   /// Catches up with what other connections committed. Call inside a write
   /// transaction, before any `contains`.
@@ -113,12 +119,20 @@ final class DedupIndex {
   /// Records that the transaction whose last event is `lastSeq` committed.
   func didCommit(lastSeq: Int64) {
     seenThroughSeq = max(seenThroughSeq, lastSeq)
-    if frozen.isEmpty && recent.count >= Self.mergeThreshold {
-      frozen = recent.sorted()
-      frozenThroughSeq = seenThroughSeq
-      recent = []
-      nextChunk = 0
-    }
+    if frozen.isEmpty && recent.count >= mergeThreshold { freezeRecent() }
+  }
+
+  /// Starts a merge of the recent level whatever its size, unless one is
+  /// under way or there is nothing to merge.
+  func mergeRecentNow() {
+    if frozen.isEmpty && !recent.isEmpty { freezeRecent() }
+  }
+
+  private func freezeRecent() {
+    frozen = recent.sorted()
+    frozenThroughSeq = seenThroughSeq
+    recent = []
+    nextChunk = 0
   }
 
   /// True while a merge has slices left to write.

@@ -29,10 +29,22 @@ public struct InsertOutcome: Sendable, Equatable {
 /// writing connection: the daemon's batch writer, or a CLI import.
 public final class EventInserter {
   private let database: Database
-  private let dedup = DedupIndex()
+  private let dedup: DedupIndex
 
-  public init(database: Database) {
+  /// `dedupMergeKeys`: duplicate-index keys held in memory before they are
+  /// merged to disk (`DedupIndex`); a bulk import can afford more.
+  public init(database: Database, dedupMergeKeys: Int? = nil) {
     self.database = database
+    dedup = DedupIndex(mergeThreshold: dedupMergeKeys ?? DedupIndex.defaultMergeThreshold)
+  }
+
+  /// Merges every key of the duplicate index still in memory to disk, so
+  /// the next writer to open the database (the daemon) starts with an empty
+  /// recent level instead of rebuilding a bulk writer's large one.
+  public func mergeDuplicateKeys() throws(StoreError) {
+    while dedup.isMerging { try dedup.mergeNextChunk(database) }
+    dedup.mergeRecentNow()
+    while dedup.isMerging { try dedup.mergeNextChunk(database) }
   }
 
   /// Stores all batches in one transaction: all of them are committed when

@@ -75,4 +75,37 @@ struct DedupMergeTests {
         == [InsertOutcome(accepted: 1, duplicates: oldIds.count + secondIds.count)],
       "keys merged by another writer are duplicates here too")
   }
+
+  @Test("a bulk writer's larger in-memory level: merged whole on request, still duplicates after")
+  func bulkWriterMergesItsRecentLevel() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let database = try scratch.openDatabase()
+    let app = try database.addApp("shop")
+    // Past the default threshold, under the bulk one: no merge on its own.
+    let inserter = EventInserter(database: database, dedupMergeKeys: 1 << 21)
+    let count = Self.eventCount
+    for start in stride(from: 0, to: count, by: Self.batchSize) {
+      let ids = (start..<start + Self.batchSize).map { "id-\($0)" }
+      _ = try inserter.insert([batch(app, events(ids: ids))])
+    }
+    #expect(!inserter.isMergingDuplicates)
+    #expect(try database.scalarInt("SELECT count(*) FROM dedup_keys") == 0)
+
+    try inserter.mergeDuplicateKeys()
+
+    #expect(!inserter.isMergingDuplicates)
+    #expect(try database.scalarInt("SELECT count(*) FROM dedup_keys") == Int64(count))
+    #expect(
+      try database.scalarInt("SELECT value FROM store_state WHERE name = 'dedup_merged_seq'")
+        == Int64(count))
+    let oldIds = ["id-0", "id-\(count / 2)", "id-\(count - 1)"]
+    #expect(
+      try inserter.insert([batch(app, events(ids: oldIds + ["new"]))])
+        == [InsertOutcome(accepted: 1, duplicates: 3)])
+    let next = EventInserter(database: try scratch.openDatabase())
+    #expect(
+      try next.insert([batch(app, events(ids: oldIds + ["new", "newer"]))])
+        == [InsertOutcome(accepted: 1, duplicates: 4)])
+  }
 }
