@@ -1,8 +1,8 @@
 import UptakeCore
 
-/// The funnel_downloads rows a fold adds or changes (schema/0004): each
-/// download row linked to the install's first version change after its
-/// first time. The fold calls `relink` for an install whose downloads or
+/// The funnel_downloads rows a fold adds or changes (schema/0004, 0009):
+/// each download row linked to the install's first version change after its
+/// first time, and carrying all of them (`later_changes`). The fold calls `relink` for an install whose downloads or
 /// version changes it touched, with the install's whole timeline; the rows
 /// are written once each, in key order, at the end.
 struct FunnelDownloads {
@@ -27,6 +27,8 @@ struct FunnelDownloads {
     var firstTs: Int64
     var lastTs: Int64
     var upgrade: Upgrade?
+    /// Every change after `firstTs`, in time order; `upgrade` is the first.
+    var laterChanges: [Upgrade] = []
   }
 
   /// Update ids, of the batch and of the stored rows the fold reads.
@@ -42,7 +44,8 @@ struct FunnelDownloads {
   init(_ database: Database, updateIds: [String]) throws(StoreError) {
     storedRows = try database.statement(
       """
-      SELECT update_id, day, first_ts, last_ts, upgrade_ts, upgrade_from, upgrade_to
+      SELECT update_id, day, first_ts, last_ts, upgrade_ts, upgrade_from, upgrade_to,
+        later_changes
       FROM funnel_downloads INDEXED BY funnel_downloads_by_install
       WHERE app_no = ? AND is_test = ? AND install_key = ?
       """)
@@ -72,7 +75,15 @@ struct FunnelDownloads {
           : Upgrade(
             ts: storedRows.int64(4), from: storedRows.withText(5) { versions.number($0) },
             to: storedRows.withText(6) { versions.number($0) })
-        let row = Row(firstTs: storedRows.int64(2), lastTs: storedRows.int64(3), upgrade: upgrade)
+        var later: [Upgrade] = []
+        storedRows.withBlob(7) { packed in
+          VersionChange.forEachPacked(in: packed) { ts, from, to in
+            later.append(Upgrade(ts: ts, from: versions.number(from), to: versions.number(to)))
+          }
+        }
+        let row = Row(
+          firstTs: storedRows.int64(2), lastTs: storedRows.int64(3), upgrade: upgrade,
+          laterChanges: later)
         let update = storedRows.withText(0) { updates.number($0) }
         rows.append((key(scope, update, Int32(storedRows.int64(1))), row, row))
       }
@@ -91,7 +102,8 @@ struct FunnelDownloads {
     guard !rows.isEmpty else { return }
     let changes = Self.changes(timeline, &versions)
     for (key, stored, var row) in rows {
-      row.upgrade = changes.first { $0.ts > row.firstTs }
+      row.laterChanges = changes.filter { $0.ts > row.firstTs }
+      row.upgrade = row.laterChanges.first
       if stored != row { changed.append((key, row)) }
     }
   }
@@ -110,12 +122,13 @@ struct FunnelDownloads {
     let upsert = try database.statement(
       """
       INSERT INTO funnel_downloads (app_no, is_test, update_id, day, install_key, first_ts,
-        last_ts, upgrade_ts, upgrade_from, upgrade_to)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        last_ts, upgrade_ts, upgrade_from, upgrade_to, later_changes)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT DO UPDATE SET first_ts = excluded.first_ts, last_ts = excluded.last_ts,
         upgrade_ts = excluded.upgrade_ts, upgrade_from = excluded.upgrade_from,
-        upgrade_to = excluded.upgrade_to
+        upgrade_to = excluded.upgrade_to, later_changes = excluded.later_changes
       """)
+    var packed: [UInt8] = []
     for (key, row) in ordered {
       try upsert.bind(1, key.appNo)
       try upsert.bind(2, Int64(key.isTest ? 1 : 0))
@@ -127,6 +140,14 @@ struct FunnelDownloads {
       try upsert.bind(8, row.upgrade?.ts)
       try upsert.bind(9, row.upgrade.map { versions.texts[Int($0.from)] })
       try upsert.bind(10, row.upgrade.map { versions.texts[Int($0.to)] })
+      packed.removeAll(keepingCapacity: true)
+      for change in row.laterChanges {
+        VersionChange(
+          timestampMs: change.ts, from: versions.texts[Int(change.from)],
+          to: versions.texts[Int(change.to)]
+        ).pack(into: &packed)
+      }
+      try upsert.bind(11, packed)
       try upsert.run()
     }
   }

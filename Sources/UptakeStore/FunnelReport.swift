@@ -5,11 +5,13 @@ extension ReportQueries {
   /// range. `targetVersion` is the configured latestVersion, when the app's
   /// configuration names one: an upgrade must then reach at least it.
   ///
-  /// Impressions come from `funnel_impression_chunks` (each install's first
-  /// impression of the day, packed), downloads from `funnel_downloads` (the same rows for
-  /// downloads, each linked to the install's first version change after
-  /// it), so without a target a funnel reads its own cohort's rows. With a
-  /// target, and for the downloads a link does not settle, upgrades come
+  /// Impressions come from `funnel_impression_chunks` (each install's
+  /// first impression of the day, packed), downloads from
+  /// `funnel_downloads` (one row per install and day, linked to the
+  /// install's first version change after it, and carrying all of them),
+  /// so a funnel reads its own cohort's rows: without a target the link is
+  /// the upgrade, with one the row's chain of changes is walked up to it.
+  /// With `test=include`, and for downloads not folded yet, upgrades come
   /// from `version_changes` (each time an install was first seen on a
   /// version above the one before), read for the versions the cohort's
   /// impressions were on. Two approximations follow, both for event orders
@@ -114,8 +116,13 @@ extension ReportQueries {
       // away from another version, test=include, every download when a
       // target is configured) climb through version_changes below.
       let linksHold = target == nil && test != .include
+      // With a target, every change after the download is on its row
+      // (`later_changes`, schema/0009): the chain is walked as the climb
+      // below would, from the impression's version up to the target.
+      let chainsHold = target != nil && test != .include
       func download(
-        _ install: Int64, first: Int64, last: Int64, link: (ts: Int64, from: Int32)?
+        _ install: Int64, first: Int64, last: Int64, link: (ts: Int64, from: Int32)?,
+        chain: [(ts: Int64, from: Int32, to: Int32)]?
       ) {
         cohort.modify(install) { steps in
           let at =
@@ -125,6 +132,21 @@ extension ReportQueries {
           steps.downloadTs = at
           steps.upgradeTs = .max
           steps.linkedUpgrade = false
+          // An unfolded download has no chain: it climbs.
+          if chainsHold, let chain {
+            steps.linkedUpgrade = true
+            var version = steps.impressionVersion
+            var since = at
+            for change in chain
+            where change.ts > since && change.ts < range.endMs && change.from == version {
+              if isUpgrade(change.to, from: steps.impressionVersion) {
+                steps.upgradeTs = change.ts
+                return
+              }
+              (version, since) = (change.to, change.ts)
+            }
+            return
+          }
           guard linksHold, at == first, let link,
             link.ts == .max || link.from == steps.impressionVersion
           else { return }
@@ -134,26 +156,38 @@ extension ReportQueries {
       }
       let downloadRows = try database.statement(
         """
-        SELECT install_key, first_ts, last_ts, upgrade_ts, upgrade_from FROM funnel_downloads
+        SELECT install_key, first_ts, last_ts, upgrade_ts, upgrade_from, later_changes
+        FROM funnel_downloads
         WHERE app_no = ? AND \(test.sqlCondition) AND update_id = ? AND day BETWEEN ? AND ?
         """)
       try downloadRows.bind(1, appNo)
       try downloadRows.bind(2, updateId)
       try downloadRows.bind(3, firstDay)
       try downloadRows.bind(4, lastDay)
+      var chain: [(ts: Int64, from: Int32, to: Int32)] = []
       while try downloadRows.step() {
         let linksChange = !downloadRows.isNull(3)
+        chain.removeAll(keepingCapacity: true)
+        if chainsHold {
+          downloadRows.withBlob(5) { packed in
+            VersionChange.forEachPacked(in: packed) { ts, from, to in
+              chain.append((ts, versions.number(from), versions.number(to)))
+            }
+          }
+          chain.sort { $0.ts < $1.ts }
+        }
         download(
           downloadRows.int64(0), first: downloadRows.int64(1), last: downloadRows.int64(2),
           link: (
             linksChange ? downloadRows.int64(3) : .max,
             linksChange ? downloadRows.withText(4) { versions.number($0) } : 0
-          ))
+          ), chain: chain)
       }
       downloadRows.reset()
       for (install, events) in tailByInstall {
         for event in events where event.updateId == updateId && event.action == .download {
-          download(install, first: event.timestampMs, last: event.timestampMs, link: nil)
+          download(
+            install, first: event.timestampMs, last: event.timestampMs, link: nil, chain: nil)
         }
       }
 

@@ -9,7 +9,8 @@ enum SQLFunctions {
   /// NULL for a NULL install id.
   static func register(_ handle: OpaquePointer) -> Int32 {
     for register in [
-      registerInstallKey, { registerPack($0, arguments: 1) }, { registerPack($0, arguments: 3) },
+      registerInstallKey, { registerPack($0, .installKey) }, { registerPack($0, .firstImpression) },
+      { registerPack($0, .versionChange) },
     ] {
       let code = register(handle)
       guard code == SQLITE_OK else { return code }
@@ -55,29 +56,43 @@ enum SQLFunctions {
     }
   }
 
-  /// `uptake_pack(install_key)` and `uptake_pack(install_key, first_ts,
-  /// first_version)`, aggregates: the group's entries packed as
-  /// InstallChunks stores them (`Int64` and `FirstImpression`), so a
-  /// migration packs daily_installs' members in one statement.
-  private static func registerPack(_ handle: OpaquePointer, arguments count: Int32) -> Int32 {
+  /// `uptake_pack(install_key)`, `uptake_pack(install_key, first_ts,
+  /// first_version)` and `uptake_pack_changes(ts, from_version,
+  /// to_version)`, aggregates: the group's entries packed as they are
+  /// stored (`Int64`, `FirstImpression`, `VersionChange`), so a migration
+  /// packs existing rows in one statement. The user data says which.
+  private enum PackKind: Int {
+    case installKey = 1
+    case firstImpression, versionChange
+  }
+
+  private static func registerPack(_ handle: OpaquePointer, _ kind: PackKind) -> Int32 {
     sqlite3_create_function_v2(
-      handle, "uptake_pack", count, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil, nil,
-      { context, count, arguments in
-        guard let arguments, let key = arguments[0],
+      handle, kind == .versionChange ? "uptake_pack_changes" : "uptake_pack",
+      kind == .installKey ? 1 : 3, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
+      UnsafeMutableRawPointer(bitPattern: kind.rawValue), nil,
+      { context, _, arguments in
+        guard let arguments,
+          let kind = PackKind(rawValue: Int(bitPattern: sqlite3_user_data(context))),
           let raw = sqlite3_aggregate_context(context, Int32(MemoryLayout<PackBuffer>.size))
         else { return }
+        func text(_ index: Int) -> String {
+          guard let value = arguments[index], let text = sqlite3_value_text(value) else {
+            return ""
+          }
+          let count = Int(sqlite3_value_bytes(value))
+          return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+        }
+        func integer(_ index: Int) -> Int64 { arguments[index].map(sqlite3_value_int64) ?? 0 }
         var entry: [UInt8] = []
-        if count == 3, let ts = arguments[1], let version = arguments[2] {
-          let text = sqlite3_value_text(version)
-          let length = Int(sqlite3_value_bytes(version))
-          FirstImpression(
-            installKey: sqlite3_value_int64(key), timestampMs: sqlite3_value_int64(ts),
-            version: text.map {
-              String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
-            } ?? ""
-          ).pack(into: &entry)
-        } else {
-          sqlite3_value_int64(key).pack(into: &entry)
+        switch kind {
+        case .installKey:
+          integer(0).pack(into: &entry)
+        case .firstImpression:
+          FirstImpression(installKey: integer(0), timestampMs: integer(1), version: text(2))
+            .pack(into: &entry)
+        case .versionChange:
+          VersionChange(timestampMs: integer(0), from: text(1), to: text(2)).pack(into: &entry)
         }
         let buffer = raw.assumingMemoryBound(to: PackBuffer.self)
         if !buffer.pointee.append(entry) { sqlite3_result_error_nomem(context) }

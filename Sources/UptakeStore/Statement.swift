@@ -90,6 +90,11 @@ public final class Statement {
   }
 
   public func bind(_ index: Int32, _ value: [UInt8]) throws(StoreError) {
+    // An empty array has no base address, and a NULL pointer binds NULL.
+    guard !value.isEmpty else {
+      try check(sqlite3_bind_zeroblob(handle, index, 0))
+      return
+    }
     let code = value.withUnsafeBytes { bytes in
       sqlite3_bind_blob(
         handle, index, bytes.baseAddress, Int32(bytes.count), uptake_sqlite_transient())

@@ -168,4 +168,78 @@ struct FunnelDownloadsTests {
         "SELECT count(*) FROM sqlite_master WHERE name = 'version_changes_by_install_backfill'")
         == 0)
   }
+
+  /// Each download row's later changes as "time from→to" lists, in key order.
+  static func laterChanges(_ database: Database) throws -> [String] {
+    let statement = try database.statement(
+      """
+      SELECT update_id, day, install_key, later_changes FROM funnel_downloads
+      ORDER BY app_no, is_test, update_id, day, install_key
+      """)
+    var lines: [String] = []
+    while try statement.step() {
+      var changes: [String] = []
+      statement.withBlob(3) {
+        VersionChange.forEachPacked(in: $0) { ts, from, to in
+          changes.append(
+            "\(ts) \(String(decoding: from, as: UTF8.self))→\(String(decoding: to, as: UTF8.self))")
+        }
+      }
+      lines.append(
+        "\(statement.string(0)) day \(statement.int64(1)) install \(statement.int64(2)): "
+          + changes.joined(separator: ", "))
+    }
+    statement.reset()
+    return lines
+  }
+
+  @Test("every change after a download is on its row, in time order, and 0009 fills them alike")
+  func laterChangesFollowTheFold() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let database = try scratch.openDatabase()
+    let appNo = try database.addApp("app")
+    let inserter = EventInserter(database: database)
+    let install = StableHash.installKey(appNo: appNo, installId: "a")
+    // A download, then three versions up; the middle one arrives last.
+    try Self.store(
+      [
+        event(action: .impression, appVersion: "1.0.0", installId: "a", at: "2026-03-10T08:00:00Z"),
+        event(action: .download, appVersion: "1.0.0", installId: "a", at: "2026-03-10T08:30:00Z"),
+        event(action: .later, appVersion: "1.1.0", installId: "a", at: "2026-03-10T20:00:00Z"),
+      ], inserter, appNo)
+    try Self.store(
+      [event(action: .later, appVersion: "3.0.0", installId: "a", at: "2026-03-11T20:00:00Z")],
+      inserter, appNo)
+    try Self.store(
+      [event(action: .later, appVersion: "2.0.0", installId: "a", at: "2026-03-11T09:00:00Z")],
+      inserter, appNo)
+
+    let folded = try Self.laterChanges(database)
+    #expect(
+      folded == [
+        "u1 day 20522 install \(install): \(ms("2026-03-10T20:00:00Z")) 1.0.0→1.1.0, "
+          + "\(ms("2026-03-11T09:00:00Z")) 1.1.0→2.0.0, \(ms("2026-03-11T20:00:00Z")) 2.0.0→3.0.0"
+      ])
+    let queries = ReportQueries(database: database)
+    let range = DayRange(
+      fromDay: Timestamp.dayNumber(ms: ms("2026-03-10T00:00:00Z")),
+      toDay: Timestamp.dayNumber(ms: ms("2026-03-11T00:00:00Z")))
+    for (target, hours) in [("2.0.0", 25.0), ("2.5.0", 36.0), ("1.1.0", 12.0)] {
+      let funnel = try queries.funnel(
+        appNo: appNo, updateId: "u1", range: range, test: .exclude, targetVersion: target)
+      #expect(
+        funnel
+          == FunnelResult(impressions: 1, downloads: 1, upgraded: 1, medianHoursToUpgrade: hours),
+        "target \(target)")
+    }
+
+    try database.execute(
+      """
+      ALTER TABLE funnel_downloads DROP COLUMN later_changes;
+      DELETE FROM schema_migrations WHERE name = '0009_funnel_download_changes';
+      """)
+    #expect(try Migrator.migrate(database) == ["0009_funnel_download_changes"])
+    #expect(try Self.laterChanges(database) == folded)
+  }
 }
