@@ -155,7 +155,7 @@ struct FunnelDownloads {
   /// The install's version changes in time order, as version_changes
   /// holds them: each row of the timeline on a higher version than the
   /// row before it.
-  private static func changes(_ timeline: [SeenRow], _ versions: inout TextNumbering) -> [Upgrade] {
+  static func changes(_ timeline: [SeenRow], _ versions: inout TextNumbering) -> [Upgrade] {
     let ordered = timeline.sorted { $0.isBefore($1) }
     var changes: [Upgrade] = []
     for (previous, row) in zip(ordered, ordered.dropFirst()) {

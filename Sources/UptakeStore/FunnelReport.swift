@@ -11,7 +11,8 @@ extension ReportQueries {
   /// install's first version change after it, and carrying all of them),
   /// so a funnel reads its own cohort's rows: without a target the link is
   /// the upgrade, with one the row's chain of changes is walked up to it.
-  /// With `test=include`, and for downloads not folded yet, upgrades come
+  /// With `test=include` the chains of both test flags are merged
+  /// (`FunnelBothFlags`). For downloads not folded yet, upgrades come
   /// from `version_changes` (each time an install was first seen on a
   /// version above the one before), read for the versions the cohort's
   /// impressions were on. Two approximations follow, both for event orders
@@ -45,6 +46,8 @@ extension ReportQueries {
         /// Whether `upgradeTs` is known from the download's link, so the
         /// install need not climb through version_changes.
         var linkedUpgrade = false
+        /// Whether `downloadTs` comes from a folded row (not the tail).
+        var downloadFolded = false
       }
       let tail = try RollupTail.load(database, appNo: appNo)
       var tailByInstall: [Int64: [RollupEvent]] = [:]
@@ -120,9 +123,26 @@ extension ReportQueries {
       // (`later_changes`, schema/0009): the chain is walked as the climb
       // below would, from the impression's version up to the target.
       let chainsHold = target != nil && test != .include
+      /// The first upgrade along `chain` (in time order) after `since`,
+      /// followed from the impression's version as the climb below would;
+      /// .max when there is none in the range.
+      func walk(
+        _ chain: [(ts: Int64, from: Int32, to: Int32)], after since: Int64,
+        from impressionVersion: Int32
+      ) -> Int64 {
+        var version = impressionVersion
+        var since = since
+        for change in chain
+        where change.ts > since && change.ts < range.endMs && change.from == version {
+          if isUpgrade(change.to, from: impressionVersion) { return change.ts }
+          (version, since) = (change.to, change.ts)
+        }
+        return .max
+      }
+      var bothFlags = FunnelBothFlags()
       func download(
         _ install: Int64, first: Int64, last: Int64, link: (ts: Int64, from: Int32)?,
-        chain: [(ts: Int64, from: Int32, to: Int32)]?
+        chain: [(ts: Int64, from: Int32, to: Int32)]?, folded: Bool
       ) {
         cohort.modify(install) { steps in
           let at =
@@ -132,19 +152,11 @@ extension ReportQueries {
           steps.downloadTs = at
           steps.upgradeTs = .max
           steps.linkedUpgrade = false
+          steps.downloadFolded = folded
           // An unfolded download has no chain: it climbs.
           if chainsHold, let chain {
             steps.linkedUpgrade = true
-            var version = steps.impressionVersion
-            var since = at
-            for change in chain
-            where change.ts > since && change.ts < range.endMs && change.from == version {
-              if isUpgrade(change.to, from: steps.impressionVersion) {
-                steps.upgradeTs = change.ts
-                return
-              }
-              (version, since) = (change.to, change.ts)
-            }
+            steps.upgradeTs = walk(chain, after: at, from: steps.impressionVersion)
             return
           }
           guard linksHold, at == first, let link,
@@ -156,7 +168,7 @@ extension ReportQueries {
       }
       let downloadRows = try database.statement(
         """
-        SELECT install_key, first_ts, last_ts, upgrade_ts, upgrade_from, later_changes
+        SELECT install_key, first_ts, last_ts, upgrade_ts, upgrade_from, later_changes, is_test
         FROM funnel_downloads
         WHERE app_no = ? AND \(test.sqlCondition) AND update_id = ? AND day BETWEEN ? AND ?
         """)
@@ -168,7 +180,7 @@ extension ReportQueries {
       while try downloadRows.step() {
         let linksChange = !downloadRows.isNull(3)
         chain.removeAll(keepingCapacity: true)
-        if chainsHold {
+        if chainsHold || test == .include {
           downloadRows.withBlob(5) { packed in
             VersionChange.forEachPacked(in: packed) { ts, from, to in
               chain.append((ts, versions.number(from), versions.number(to)))
@@ -181,13 +193,32 @@ extension ReportQueries {
           link: (
             linksChange ? downloadRows.int64(3) : .max,
             linksChange ? downloadRows.withText(4) { versions.number($0) } : 0
-          ), chain: chain)
+          ), chain: chain, folded: true)
+        if test == .include {
+          bothFlags.addRow(downloadRows.int64(0), isTest: downloadRows.int(6) != 0, chain: chain)
+        }
       }
       downloadRows.reset()
       for (install, events) in tailByInstall {
         for event in events where event.updateId == updateId && event.action == .download {
           download(
-            install, first: event.timestampMs, last: event.timestampMs, link: nil, chain: nil)
+            install, first: event.timestampMs, last: event.timestampMs, link: nil, chain: nil,
+            folded: false)
+        }
+      }
+      if test == .include {
+        try bothFlags.completeOtherFlags(
+          database, appNo: appNo, fromDay: firstDay, throughDay: range.toDay, &versions)
+        for (install, entry) in bothFlags.changes {
+          guard let steps = cohort[install], steps.downloadTs != .max, steps.downloadFolded
+          else { continue }
+          let upgrade = walk(
+            entry.list.sorted { $0.ts < $1.ts }, after: steps.downloadTs,
+            from: steps.impressionVersion)
+          cohort.modify(install) { steps in
+            steps.upgradeTs = upgrade
+            steps.linkedUpgrade = true
+          }
         }
       }
 
