@@ -1,8 +1,9 @@
 import UptakeCore
 
 /// The funnel_downloads rows a fold adds or changes (schema/0004, 0009):
-/// each download row linked to the install's first version change after its
-/// first time, and carrying all of them (`later_changes`). The fold calls `relink` for an install whose downloads or
+/// each download row carries the install's version changes after its
+/// first time (`later_changes`; the first of them also in the upgrade_*
+/// columns). The fold calls `relink` for an install whose downloads or
 /// version changes it touched, with the install's whole timeline; the rows
 /// are written once each, in key order, at the end.
 struct FunnelDownloads {
@@ -26,9 +27,10 @@ struct FunnelDownloads {
   private struct Row: Equatable {
     var firstTs: Int64
     var lastTs: Int64
-    var upgrade: Upgrade?
-    /// Every change after `firstTs`, in time order; `upgrade` is the first.
+    /// Every change after `firstTs`, in time order.
     var laterChanges: [Upgrade] = []
+    /// The link of schema/0004's upgrade_* columns: the first of them.
+    var upgrade: Upgrade? { laterChanges.first }
   }
 
   /// Update ids, of the batch and of the stored rows the fold reads.
@@ -44,8 +46,7 @@ struct FunnelDownloads {
   init(_ database: Database, updateIds: [String]) throws(StoreError) {
     storedRows = try database.statement(
       """
-      SELECT update_id, day, first_ts, last_ts, upgrade_ts, upgrade_from, upgrade_to,
-        later_changes
+      SELECT update_id, day, first_ts, last_ts, later_changes
       FROM funnel_downloads INDEXED BY funnel_downloads_by_install
       WHERE app_no = ? AND is_test = ? AND install_key = ?
       """)
@@ -69,21 +70,14 @@ struct FunnelDownloads {
       try storedRows.bind(2, Int64(scope.isTest ? 1 : 0))
       try storedRows.bind(3, scope.installKey)
       while try storedRows.step() {
-        let upgrade =
-          storedRows.isNull(4)
-          ? nil
-          : Upgrade(
-            ts: storedRows.int64(4), from: storedRows.withText(5) { versions.number($0) },
-            to: storedRows.withText(6) { versions.number($0) })
         var later: [Upgrade] = []
-        storedRows.withBlob(7) { packed in
+        storedRows.withBlob(4) { packed in
           VersionChange.forEachPacked(in: packed) { ts, from, to in
             later.append(Upgrade(ts: ts, from: versions.number(from), to: versions.number(to)))
           }
         }
         let row = Row(
-          firstTs: storedRows.int64(2), lastTs: storedRows.int64(3), upgrade: upgrade,
-          laterChanges: later)
+          firstTs: storedRows.int64(2), lastTs: storedRows.int64(3), laterChanges: later)
         let update = storedRows.withText(0) { updates.number($0) }
         rows.append((key(scope, update, Int32(storedRows.int64(1))), row, row))
       }
@@ -96,14 +90,13 @@ struct FunnelDownloads {
         rows[index].row.lastTs = max(rows[index].row.lastTs, event.timestampMs)
       } else {
         rows.append(
-          (key, nil, Row(firstTs: event.timestampMs, lastTs: event.timestampMs, upgrade: nil)))
+          (key, nil, Row(firstTs: event.timestampMs, lastTs: event.timestampMs)))
       }
     }
     guard !rows.isEmpty else { return }
     let changes = Self.changes(timeline, &versions)
     for (key, stored, var row) in rows {
       row.laterChanges = changes.filter { $0.ts > row.firstTs }
-      row.upgrade = row.laterChanges.first
       if stored != row { changed.append((key, row)) }
     }
   }
