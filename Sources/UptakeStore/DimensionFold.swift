@@ -4,50 +4,115 @@ import UptakeCore
 /// events per hour and per day, and install presence per day, each by
 /// dimension set and action. Like the rest of the fold, each touched row is
 /// written once, in key order.
+///
+/// In two halves, so a bulk import can do the first on another connection
+/// while it stores more events (`FoldPreparer`): `prepare` only reads, and
+/// numbers the batch's new dimension sets after the highest stored one;
+/// `write` adds those sets, unless another fold added sets in between,
+/// and writes the rows.
 enum DimensionFold {
-  static func write(_ batch: FoldBatch, _ database: Database) throws(StoreError) {
-    let numbers = try storedNumbers(batch.dimensionSets, database)
-    try writeCounts(batch, numbers, database)
-    try writePresence(batch, numbers, database)
+  /// The rows a batch adds to, counted and sorted.
+  struct Prepared {
+    /// The highest dims_no stored when the batch was prepared.
+    let highestStored: Int64
+    /// The dims_no of each of the batch's dimension sets; those above
+    /// `highestStored` are new, numbered in the order `write` adds them.
+    let numbers: [Int64]
+    let hourly: [(key: CountKey, events: Int)]
+    let daily: [(key: CountKey, events: Int)]
+    /// In install_presence's key order.
+    let sightings: [Sighting]
   }
 
-  /// The dims_no of each of the batch's dimension sets, adding those new to
-  /// the table.
-  private static func storedNumbers(_ sets: [DimensionSet], _ database: Database)
-    throws(StoreError) -> [Int64]
+  /// Counts the batch's events; call while its events are in seq order,
+  /// so they come an hour at a time (see `counts`).
+  static func prepare(_ batch: FoldBatch, _ database: Database) throws(StoreError) -> Prepared {
+    let (highestStored, numbers) = try storedNumbers(batch.dimensionSets, database)
+    let hourly = counts(batch, numbers)
+    let daily = summed(
+      hourly.map { key, events in
+        (
+          CountKey(
+            appNo: key.appNo, isTest: key.isTest,
+            time: Timestamp.dayNumber(hour: key.time),
+            dimsNo: key.dimsNo, action: key.action),
+          events
+        )
+      })
+    return Prepared(
+      highestStored: highestStored, numbers: numbers, hourly: hourly, daily: daily,
+      sightings: sightings(batch, numbers))
+  }
+
+  /// Writes a prepared batch; false, writing nothing, when dimension sets
+  /// were added since it was prepared (its new sets' numbers are taken).
+  static func write(_ prepared: Prepared, _ batch: FoldBatch, _ database: Database)
+    throws(StoreError) -> Bool
   {
+    guard try highestNumber(database) == prepared.highestStored else { return false }
+    try addNewSets(prepared, batch.dimensionSets, database)
+    try writeCounts(prepared, database)
+    try writePresence(prepared.sightings, database)
+    return true
+  }
+
+  private static func highestNumber(_ database: Database) throws(StoreError) -> Int64 {
+    try database.scalarInt("SELECT max(dims_no) FROM dimension_sets") ?? 0
+  }
+
+  /// The dims_no of each of the batch's dimension sets: the stored one, or
+  /// for a new set the next number after the highest stored.
+  private static func storedNumbers(_ sets: [DimensionSet], _ database: Database)
+    throws(StoreError) -> (highestStored: Int64, numbers: [Int64])
+  {
+    let highestStored = try highestNumber(database)
     let find = try database.statement(
       """
       SELECT dims_no FROM dimension_sets WHERE app_no = ? AND update_id = ? AND app_version = ?
         AND platform IS ? AND os_version IS ?
       """)
-    let add = try database.statement(
-      """
-      INSERT INTO dimension_sets (app_no, update_id, app_version, platform, os_version)
-      VALUES (?, ?, ?, ?, ?)
-      """)
+    var next = highestStored
     var numbers: [Int64] = []
     numbers.reserveCapacity(sets.count)
     for set in sets {
-      for statement in [find, add] {
-        try statement.bind(1, set.appNo)
-        try statement.bind(2, set.updateId)
-        try statement.bind(3, set.appVersion)
-        try statement.bind(4, set.platform)
-        try statement.bind(5, set.osVersion)
-      }
+      try bind(set, find)
       if try find.step() {
         numbers.append(find.int64(0))
       } else {
-        try add.run()
-        numbers.append(database.lastInsertRowID)
+        next += 1
+        numbers.append(next)
       }
       find.reset()
     }
-    return numbers
+    return (highestStored, numbers)
   }
 
-  private struct CountKey: Equatable {
+  private static func addNewSets(
+    _ prepared: Prepared, _ sets: [DimensionSet], _ database: Database
+  ) throws(StoreError) {
+    let add = try database.statement(
+      """
+      INSERT INTO dimension_sets (dims_no, app_no, update_id, app_version, platform, os_version)
+      VALUES (?, ?, ?, ?, ?, ?)
+      """)
+    for (set, number) in zip(sets, prepared.numbers) where number > prepared.highestStored {
+      try add.bind(1, number)
+      try bind(set, add, from: 2)
+      try add.run()
+    }
+  }
+
+  private static func bind(_ set: DimensionSet, _ statement: Statement, from first: Int32 = 1)
+    throws(StoreError)
+  {
+    try statement.bind(first, set.appNo)
+    try statement.bind(first + 1, set.updateId)
+    try statement.bind(first + 2, set.appVersion)
+    try statement.bind(first + 3, set.platform)
+    try statement.bind(first + 4, set.osVersion)
+  }
+
+  struct CountKey: Equatable {
     let appNo: Int64
     let isTest: Bool
     /// An hour or a day number.
@@ -56,15 +121,14 @@ enum DimensionFold {
     let action: UInt8
   }
 
-  /// hourly_dimension_counts and daily_dimension_counts. Events come in
+  /// The batch's events per hour_dimension_counts row. Events come in
   /// seq order, close to time order, so they are counted an hour at a time
   /// in an array indexed by (dimension set, test flag, action), without
   /// hashing; an hour met again later (events out of order) adds a second
-  /// partial count, summed with the first once sorted. Each bucket's row is
-  /// then written once.
-  private static func writeCounts(_ batch: FoldBatch, _ numbers: [Int64], _ database: Database)
-    throws(StoreError)
-  {
+  /// partial count, summed with the first once sorted.
+  private static func counts(_ batch: FoldBatch, _ numbers: [Int64]) -> [(
+    key: CountKey, events: Int
+  )] {
     var current = [Int](repeating: 0, count: batch.dimensionSets.count * 8)
     var touched: [Int] = []
     var currentHour = Int64.min
@@ -94,19 +158,17 @@ enum DimensionFold {
       current[index] += 1
     }
     flush()
-    let hourly = summed(partials)
-    let daily = summed(
-      hourly.map { key, events in
-        (
-          CountKey(
-            appNo: key.appNo, isTest: key.isTest,
-            time: Timestamp.dayNumber(hour: key.time),
-            dimsNo: key.dimsNo, action: key.action),
-          events
-        )
-      })
+    return summed(partials)
+  }
+
+  /// hourly_dimension_counts and daily_dimension_counts: each bucket's row
+  /// written once.
+  private static func writeCounts(_ prepared: Prepared, _ database: Database)
+    throws(StoreError)
+  {
     for (table, time, buckets) in [
-      ("hourly_dimension_counts", "hour", hourly), ("daily_dimension_counts", "day", daily),
+      ("hourly_dimension_counts", "hour", prepared.hourly),
+      ("daily_dimension_counts", "day", prepared.daily),
     ] {
       let add = try database.statement(
         """
@@ -150,7 +212,7 @@ enum DimensionFold {
   }
 
   /// An event of an install, reduced to its install_presence row and bit.
-  private struct Sighting {
+  struct Sighting {
     let appNo: Int64
     let installKey: Int64
     let dimsNo: Int64
@@ -165,11 +227,9 @@ enum DimensionFold {
     }
   }
 
-  /// install_presence: the batch's sightings sorted in the table's key
-  /// order, each row's hour bits gathered, then OR-ed into the row.
-  private static func writePresence(
-    _ batch: FoldBatch, _ numbers: [Int64], _ database: Database
-  ) throws(StoreError) {
+  /// The batch's install_presence rows to be, one per event with an
+  /// install, in the table's key order.
+  private static func sightings(_ batch: FoldBatch, _ numbers: [Int64]) -> [Sighting] {
     var sightings: [Sighting] = []
     sightings.reserveCapacity(batch.events.count)
     for event in batch.events where event.hasInstall {
@@ -187,6 +247,14 @@ enum DimensionFold {
       if lhs.installKey != rhs.installKey { return lhs.installKey < rhs.installKey }
       return lhs.dimsNo < rhs.dimsNo
     }
+    return sightings
+  }
+
+  /// install_presence: each row's hour bits gathered from its sightings,
+  /// then OR-ed into the row.
+  private static func writePresence(_ sightings: [Sighting], _ database: Database)
+    throws(StoreError)
+  {
     let add = try database.statement(
       """
       INSERT INTO install_presence (app_no, is_test, day, install_key, dims_no, impression_hours,

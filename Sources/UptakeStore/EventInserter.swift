@@ -119,6 +119,20 @@ public final class EventInserter {
     return folded
   }
 
+  /// Writes a fold a `FoldPreparer` prepared, or, when another fold came
+  /// first, folds the same number of events afresh; returns how many it
+  /// folded.
+  @discardableResult
+  public func foldRollups(_ prepared: PreparedFold) throws(StoreError) -> Int {
+    var prepared = prepared
+    let written = try database.write { () throws(StoreError) in
+      try RollupFolder.write(&prepared, database)
+    }
+    guard written else { return try foldRollups(maxEvents: prepared.count) }
+    unfoldedEvents = max(1, unfoldedEvents - prepared.count)
+    return prepared.count
+  }
+
   /// Bytes the storage probe writes: enough pages that a full disk or a
   /// database at its `--max-db-size` refuses it, little enough to cost
   /// nothing while storage is healthy.

@@ -27,30 +27,47 @@ enum RollupFolder {
   /// Folds up to `maxEvents` events in one transaction; returns how many.
   static func fold(_ database: Database, maxEvents: Int) throws(StoreError) -> Int {
     try database.write { () throws(StoreError) -> Int in
-      let after = try foldedSeq(database)
-      var batch = try FoldBatch.read(database, after: after, maxEvents: maxEvents)
-      guard batch.count > 0 else { return 0 }
-      try writeDaily(&batch, database)
-      try writeSeen(&batch, database)
-      try DimensionFold.write(batch, database)
-      let record = try database.statement(
-        "INSERT OR REPLACE INTO store_state (name, value) VALUES (?, ?)")
-      try record.bind(1, foldedSeqName)
-      try record.bind(2, batch.lastSeq)
-      try record.run()
-      return batch.count
+      guard var prepared = try prepare(database, maxEvents: maxEvents) else { return 0 }
+      guard try write(&prepared, database) else {
+        throw .conflict("a fold prepared in its own write transaction was stale")
+      }
+      return prepared.batch.count
     }
   }
 
-  /// daily_installs and daily_counts. Sorted in the tables' key order, the
-  /// events of one bucket and then of one install within it lie together:
-  /// each presence row is one INSERT OR IGNORE, whose change count says
-  /// whether the install is new to its bucket, and each bucket's counts are
-  /// written once.
-  private static func writeDaily(_ batch: inout FoldBatch, _ database: Database)
-    throws(StoreError)
+  /// The reading half of a fold of up to `maxEvents` events: nil when
+  /// every event is folded. Call in a transaction; any connection will do.
+  static func prepare(_ database: Database, maxEvents: Int) throws(StoreError) -> PreparedFold? {
+    let after = try foldedSeq(database)
+    var batch = try FoldBatch.read(database, after: after, maxEvents: maxEvents)
+    guard batch.count > 0 else { return nil }
+    // While the events are in seq order: see DimensionFold.counts.
+    let dimensions = try DimensionFold.prepare(batch, database)
+    sortForDaily(&batch.events)
+    return PreparedFold(afterSeq: after, batch: batch, dimensions: dimensions)
+  }
+
+  /// The writing half: false, writing nothing, when the fold is stale
+  /// (another fold came first). Call in a write transaction.
+  static func write(_ prepared: inout PreparedFold, _ database: Database) throws(StoreError)
+    -> Bool
   {
-    batch.events.sort { lhs, rhs in
+    guard try foldedSeq(database) == prepared.afterSeq,
+      try DimensionFold.write(prepared.dimensions, prepared.batch, database)
+    else { return false }
+    try writeDaily(prepared.batch, database)
+    try writeSeen(&prepared.batch, database)
+    let record = try database.statement(
+      "INSERT OR REPLACE INTO store_state (name, value) VALUES (?, ?)")
+    try record.bind(1, foldedSeqName)
+    try record.bind(2, prepared.batch.lastSeq)
+    try record.run()
+    return true
+  }
+
+  /// daily_installs' and daily_counts' key order, then time and version.
+  private static func sortForDaily(_ events: inout [FoldEvent]) {
+    events.sort { lhs, rhs in
       if lhs.appNo != rhs.appNo { return lhs.appNo < rhs.appNo }
       if lhs.isTest != rhs.isTest { return !lhs.isTest }
       if lhs.update != rhs.update { return lhs.update < rhs.update }
@@ -61,6 +78,16 @@ enum RollupFolder {
       if lhs.timestampMs != rhs.timestampMs { return lhs.timestampMs < rhs.timestampMs }
       return lhs.version < rhs.version
     }
+  }
+
+  /// daily_installs and daily_counts. Sorted in the tables' key order
+  /// (`sortForDaily`), the events of one bucket and then of one install
+  /// within it lie together: each presence row is one INSERT OR IGNORE,
+  /// whose change count says whether the install is new to its bucket, and
+  /// each bucket's counts are written once.
+  private static func writeDaily(_ batch: FoldBatch, _ database: Database)
+    throws(StoreError)
+  {
     let insertInstall = try database.statement(
       """
       INSERT OR IGNORE INTO daily_installs (app_no, is_test, update_id, day, action, install_key,

@@ -85,10 +85,12 @@ struct ImportCommand: Command {
   func run(_ output: inout CommandOutput) throws(CommandError) {
     let database = try StoreAccess.open(databasePath)
     let app = try StoreAccess.app(appId, in: database)
+    let preparer: FoldPreparer
     do {
       try database.execute("PRAGMA wal_autocheckpoint = \(Self.checkpointPages)")
       try database.execute("PRAGMA cache_size = -\(Self.cacheKiB)")
       try database.execute("PRAGMA mmap_size = \(Self.mmapBytes)")
+      preparer = try FoldPreparer(path: databasePath)
     } catch {
       throw .store(error)
     }
@@ -106,7 +108,7 @@ struct ImportCommand: Command {
     do {
       totals = try store(
         queue, into: EventInserter(database: database, dedupMergeKeys: Self.dedupMergeKeys),
-        app: app, &output)
+        preparer: preparer, app: app, &output)
     } catch {
       // The reader stops at its next chunk; the process is about to exit.
       queue.cancel()
@@ -124,9 +126,11 @@ struct ImportCommand: Command {
   }
 
   /// Stores every chunk the reader hands over, one transaction each, then
-  /// folds the new events into the report aggregates.
+  /// folds the new events into the report aggregates. A large backlog is
+  /// folded on the way: `preparer` reads and sorts it on another core
+  /// while chunks keep being stored, then it is written between two.
   private func store(
-    _ queue: ChunkQueue, into inserter: EventInserter, app: AppRecord,
+    _ queue: ChunkQueue, into inserter: EventInserter, preparer: FoldPreparer, app: AppRecord,
     _ output: inout CommandOutput
   ) throws(CommandError) -> (stored: InsertOutcome, rejected: Int) {
     var progress = ImportProgress(isTerminal: isatty(STDERR_FILENO) == 1)
@@ -160,8 +164,10 @@ struct ImportCommand: Command {
         // input.
         if inserter.isMergingDuplicates {
           try inserter.performMaintenanceStep(mayFold: false, busy: true)
-        } else if inserter.unfoldedEvents >= Self.foldStepEvents {
-          try inserter.foldRollups(maxEvents: Self.foldStepEvents)
+        } else if let prepared = preparer.takeIfReady() {
+          if let fold = try prepared.get() { try inserter.foldRollups(fold) }
+        } else if !preparer.isBusy && inserter.unfoldedEvents >= Self.foldStepEvents {
+          preparer.start(maxEvents: Self.foldStepEvents)
         }
       } catch {
         progress.clear(&output)
@@ -172,8 +178,17 @@ struct ImportCommand: Command {
     }
     progress.folding(lines: last.linesRead, events: last.eventsRead, &output)
     do {
-      while try inserter.foldRollups(maxEvents: Self.foldStepEvents) > 0 {}
+      // The last fold is read and sorted on the preparer while this thread
+      // merges the duplicate index.
+      if let prepared = preparer.take(), let fold = try prepared.get() {
+        try inserter.foldRollups(fold)
+      }
+      preparer.start(maxEvents: Self.foldStepEvents)
       try inserter.mergeDuplicateKeys()
+      if let prepared = preparer.take(), let fold = try prepared.get() {
+        try inserter.foldRollups(fold)
+      }
+      while try inserter.foldRollups(maxEvents: Self.foldStepEvents) > 0 {}
     } catch {
       progress.clear(&output)
       throw .store(error)

@@ -115,7 +115,13 @@ struct BatchWriterTests {
     let pages = try #require(try database.scalarInt("PRAGMA page_count"))
     // The disk is "full": the file may not grow by a single page.
     try database.execute("PRAGMA max_page_count = \(pages)")
-    let writer = BatchWriter(database: database)
+    // The test uses the writer's connection while the writer waits (a
+    // connection serves one thread at a time), so no probe may run then:
+    // here storage recovers through the next commit.
+    var limits = BatchWriter.Limits()
+    limits.firstProbeSeconds = 3600
+    limits.maxProbeSeconds = 3600
+    let writer = BatchWriter(database: database, limits: limits)
     #expect(writer.isAcceptingWrites)
     let failing = Answers()
     // Queued before the writer runs, so all three share one transaction.

@@ -1,0 +1,165 @@
+import Foundation
+import Testing
+import UptakeCore
+import UptakeDataGen
+
+@testable import UptakeStore
+
+/// A fold read and sorted on the `FoldPreparer`'s connection while events
+/// keep being stored (how `uptake import` folds), written later: the
+/// aggregates must be the very rows a fold done in place writes.
+@Suite("Folds prepared beside the inserts")
+struct FoldPreparerTests {
+  /// Four slices of a simulated month, installs in generation order, so
+  /// each fold has new installs, installs seen before and new versions.
+  static func slices() -> [[Event]] {
+    var parameters = EventSimulation.Parameters()
+    parameters.seed = 29
+    parameters.installs = 400
+    parameters.updates = 6
+    parameters.days = 30
+    parameters.endMs = ms("2026-03-31T00:00:00Z")
+    parameters.testShare = 0.05
+    var events: [Event] = []
+    EventSimulation(parameters).generate { events.append($0) }
+    let size = (events.count + 3) / 4
+    return stride(from: 0, to: events.count, by: size).map {
+      Array(events[$0..<min(events.count, $0 + size)])
+    }
+  }
+
+  /// Every aggregate table, each row as text, in key order.
+  static func aggregates(_ database: Database) throws -> [String: [String]] {
+    let tables = [
+      "daily_counts", "daily_installs", "install_days", "daily_versions", "daily_active",
+      "version_changes", "funnel_downloads", "dimension_sets", "hourly_dimension_counts",
+      "daily_dimension_counts", "install_presence", "daily_install_chunks",
+      "funnel_impression_chunks", "store_state",
+    ]
+    var dump: [String: [String]] = [:]
+    for table in tables {
+      var columns: [String] = []
+      let info = try database.statement("SELECT name FROM pragma_table_info(?)")
+      try info.bind(1, table)
+      while try info.step() { columns.append(info.string(0)) }
+      info.reset()
+      #expect(!columns.isEmpty, "table \(table) exists")
+      let row = columns.map { "quote(\($0))" }.joined(separator: " || '|' || ")
+      let rows = try database.statement("SELECT \(row) FROM \(table) ORDER BY 1")
+      while try rows.step() { dump[table, default: []].append(rows.string(0)) }
+      rows.reset()
+    }
+    return dump
+  }
+
+  /// Stores `events`; returns how many were stored.
+  static func store(_ events: [Event], _ inserter: EventInserter, _ appNo: Int64) throws -> Int {
+    try inserter.insert([batch(appNo, events)])[0].accepted
+  }
+
+  @Test("a fold prepared while more events are stored writes what a fold in place writes")
+  func preparedBesideInserts() throws {
+    let slices = Self.slices()
+    let inPlace = try ScratchDirectory()
+    let prepared = try ScratchDirectory()
+    defer {
+      inPlace.remove()
+      prepared.remove()
+    }
+
+    // In place: each slice stored, then folded exactly.
+    let plain = try inPlace.openDatabase()
+    let plainApp = try plain.addApp("shop")
+    let plainInserter = EventInserter(database: plain)
+    for slice in slices {
+      let stored = try Self.store(slice, plainInserter, plainApp)
+      #expect(try plainInserter.foldRollups(maxEvents: stored) == stored)
+    }
+
+    // Prepared: slice n is read and sorted on the preparer's connection
+    // while slice n + 1 is stored, then written.
+    let database = try prepared.openDatabase()
+    let appNo = try database.addApp("shop")
+    let inserter = EventInserter(database: database)
+    let preparer = try FoldPreparer(path: prepared.databasePath)
+    var unfolded = try Self.store(slices[0], inserter, appNo)
+    for next in slices.dropFirst() + [[]] {
+      preparer.start(maxEvents: unfolded)
+      #expect(preparer.isBusy)
+      let stored = next.isEmpty ? 0 : try Self.store(next, inserter, appNo)
+      let taken = try #require(preparer.take())
+      let fold = try #require(try taken.get())
+      #expect(!preparer.isBusy)
+      #expect(fold.count == unfolded)
+      #expect(try inserter.foldRollups(fold) == unfolded)
+      unfolded = stored
+    }
+    #expect(try inserter.foldRollups() == 0, "everything was folded")
+
+    let expected = try Self.aggregates(plain)
+    let actual = try Self.aggregates(database)
+    #expect(expected["install_days"]?.isEmpty == false, "the slices touch the install tables")
+    for (table, rows) in expected {
+      #expect(actual[table] == rows, "\(table): \(rows.count) rows expected")
+    }
+  }
+
+  @Test("a prepared fold that another fold overtook is folded afresh, and nothing twice")
+  func staleFold() throws {
+    // The first slice, folded, then the same events an hour later under
+    // new ids: their dimension sets are all stored before the fold is
+    // prepared, so only the folded seq tells it is stale.
+    let slices = Self.slices()
+    let again = slices[0].map { event in
+      Event(
+        id: event.id.map { "again-\($0)" }, updateId: event.updateId, action: event.action,
+        appVersion: event.appVersion, installId: event.installId,
+        timestampMs: event.timestampMs + 3_600_000, osVersion: event.osVersion,
+        platform: event.platform, previousAppVersion: event.previousAppVersion,
+        isTest: event.isTest)
+    }
+    let inPlace = try ScratchDirectory()
+    let overtaken = try ScratchDirectory()
+    defer {
+      inPlace.remove()
+      overtaken.remove()
+    }
+    let plain = try inPlace.openDatabase()
+    let plainApp = try plain.addApp("shop")
+    let plainInserter = EventInserter(database: plain)
+    let database = try overtaken.openDatabase()
+    let appNo = try database.addApp("shop")
+    let inserter = EventInserter(database: database)
+    let preparer = try FoldPreparer(path: overtaken.databasePath)
+
+    for (writer, app) in [(inserter, appNo), (plainInserter, plainApp)] {
+      let stored = try Self.store(slices[0], writer, app)
+      #expect(try writer.foldRollups(maxEvents: stored) == stored)
+    }
+    let first = try Self.store(again, inserter, appNo)
+    _ = try Self.store(again, plainInserter, plainApp)
+    let half = first / 2
+    preparer.start(maxEvents: first)
+    let taken = try #require(preparer.take())
+    let fold = try #require(try taken.get())
+    #expect(fold.count == first)
+    // Another writer folds half of them first, as a running uptaked may.
+    #expect(try inserter.foldRollups(maxEvents: half) == half)
+    #expect(try plainInserter.foldRollups(maxEvents: half) == half)
+    for slice in slices.dropFirst() {
+      _ = try Self.store(slice, inserter, appNo)
+      _ = try Self.store(slice, plainInserter, plainApp)
+    }
+    // Stale: as many events are folded afresh from where folding is now.
+    #expect(try inserter.foldRollups(fold) == first)
+    #expect(try plainInserter.foldRollups(maxEvents: first) == first)
+    while try inserter.foldRollups() > 0 {}
+    while try plainInserter.foldRollups() > 0 {}
+
+    let expected = try Self.aggregates(plain)
+    let actual = try Self.aggregates(database)
+    for (table, rows) in expected {
+      #expect(actual[table] == rows, "\(table): \(rows.count) rows expected")
+    }
+  }
+}
