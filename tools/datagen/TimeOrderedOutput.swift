@@ -55,7 +55,9 @@ struct TimeOrderedOutput {
   private mutating func spill(_ day: Int64) throws {
     guard let bytes = pending[day], !bytes.isEmpty else { return }
     if buckets[day] == nil {
-      FileManager.default.createFile(atPath: bucketURL(day).path, contents: nil)
+      // A file that cannot be created fails the open just below, with the
+      // system's reason.
+      _ = FileManager.default.createFile(atPath: bucketURL(day).path, contents: nil)
       buckets[day] = try FileHandle(forWritingTo: bucketURL(day))
     }
     try buckets[day]!.write(contentsOf: bytes)
