@@ -8,8 +8,9 @@ import UptakeCore
 /// In two halves, so a bulk import can do the first on another connection
 /// while it stores more events (`FoldPreparer`): `prepare` only reads, and
 /// numbers the batch's new dimension sets after the highest stored one;
-/// `write` adds those sets, unless another fold added sets in between,
-/// and writes the rows.
+/// `write` adds those sets and writes the rows. Only folds add sets, and
+/// each moves the folded seq, so a fold that `RollupFolder.write` finds
+/// still fresh finds those numbers still free.
 enum DimensionFold {
   /// The rows a batch adds to, counted and sorted.
   struct Prepared {
@@ -44,20 +45,13 @@ enum DimensionFold {
       sightings: sightings(batch, numbers))
   }
 
-  /// Writes a prepared batch; false, writing nothing, when dimension sets
-  /// were added since it was prepared (its new sets' numbers are taken).
+  /// Writes a prepared batch, its new dimension sets first.
   static func write(_ prepared: Prepared, _ batch: FoldBatch, _ database: Database)
-    throws(StoreError) -> Bool
+    throws(StoreError)
   {
-    guard try highestNumber(database) == prepared.highestStored else { return false }
     try addNewSets(prepared, batch.dimensionSets, database)
     try writeCounts(prepared, database)
     try writePresence(prepared.sightings, database)
-    return true
-  }
-
-  private static func highestNumber(_ database: Database) throws(StoreError) -> Int64 {
-    try database.scalarInt("SELECT max(dims_no) FROM dimension_sets") ?? 0
   }
 
   /// The dims_no of each of the batch's dimension sets: the stored one, or
@@ -65,7 +59,7 @@ enum DimensionFold {
   private static func storedNumbers(_ sets: [DimensionSet], _ database: Database)
     throws(StoreError) -> (highestStored: Int64, numbers: [Int64])
   {
-    let highestStored = try highestNumber(database)
+    let highestStored = try database.scalarInt("SELECT max(dims_no) FROM dimension_sets") ?? 0
     let find = try database.statement(
       """
       SELECT dims_no FROM dimension_sets WHERE app_no = ? AND update_id = ? AND app_version = ?

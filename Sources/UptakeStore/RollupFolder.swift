@@ -28,9 +28,7 @@ enum RollupFolder {
   static func fold(_ database: Database, maxEvents: Int) throws(StoreError) -> Int {
     try database.write { () throws(StoreError) -> Int in
       guard var prepared = try prepare(database, maxEvents: maxEvents) else { return 0 }
-      guard try write(&prepared, database) else {
-        throw .conflict("a fold prepared in its own write transaction was stale")
-      }
+      try writeRows(&prepared, database)
       return prepared.batch.count
     }
   }
@@ -47,14 +45,22 @@ enum RollupFolder {
     return PreparedFold(afterSeq: after, batch: batch, dimensions: dimensions)
   }
 
-  /// The writing half: false, writing nothing, when the fold is stale
-  /// (another fold came first). Call in a write transaction.
+  /// The writing half of a fold prepared on another connection: false,
+  /// writing nothing, when it is stale (another fold came first). Call in
+  /// a write transaction.
   static func write(_ prepared: inout PreparedFold, _ database: Database) throws(StoreError)
     -> Bool
   {
-    guard try foldedSeq(database) == prepared.afterSeq,
-      try DimensionFold.write(prepared.dimensions, prepared.batch, database)
-    else { return false }
+    guard try foldedSeq(database) == prepared.afterSeq else { return false }
+    try writeRows(&prepared, database)
+    return true
+  }
+
+  /// Writes a fresh prepared fold's rows and records how far folding got.
+  private static func writeRows(_ prepared: inout PreparedFold, _ database: Database)
+    throws(StoreError)
+  {
+    try DimensionFold.write(prepared.dimensions, prepared.batch, database)
     try writeDaily(prepared.batch, database)
     try writeSeen(&prepared.batch, database)
     let record = try database.statement(
@@ -62,7 +68,6 @@ enum RollupFolder {
     try record.bind(1, foldedSeqName)
     try record.bind(2, prepared.batch.lastSeq)
     try record.run()
-    return true
   }
 
   /// daily_installs' and daily_counts' key order, then time and version.

@@ -165,7 +165,7 @@ struct ImportCommand: Command {
         if inserter.isMergingDuplicates {
           try inserter.performMaintenanceStep(mayFold: false, busy: true)
         } else if let prepared = preparer.takeIfReady() {
-          if let fold = try prepared.get() { try inserter.foldRollups(fold) }
+          try write(prepared, inserter)
         } else if !preparer.isBusy && inserter.unfoldedEvents >= Self.foldStepEvents {
           preparer.start(maxEvents: Self.foldStepEvents)
         }
@@ -180,14 +180,10 @@ struct ImportCommand: Command {
     do {
       // The last fold is read and sorted on the preparer while this thread
       // merges the duplicate index.
-      if let prepared = preparer.take(), let fold = try prepared.get() {
-        try inserter.foldRollups(fold)
-      }
+      if let prepared = preparer.take() { try write(prepared, inserter) }
       preparer.start(maxEvents: Self.foldStepEvents)
       try inserter.mergeDuplicateKeys()
-      if let prepared = preparer.take(), let fold = try prepared.get() {
-        try inserter.foldRollups(fold)
-      }
+      if let prepared = preparer.take() { try write(prepared, inserter) }
       while try inserter.foldRollups(maxEvents: Self.foldStepEvents) > 0 {}
     } catch {
       progress.clear(&output)
@@ -195,6 +191,14 @@ struct ImportCommand: Command {
     }
     progress.finish(lines: last.linesRead, events: last.eventsRead, &output)
     return (stored, rejected)
+  }
+
+  /// Writes what the preparer handed over: a fold, nothing left to fold,
+  /// or the error that stopped it.
+  private func write(_ prepared: Result<PreparedFold?, StoreError>, _ inserter: EventInserter)
+    throws(StoreError)
+  {
+    if let fold = try prepared.get() { try inserter.foldRollups(fold) }
   }
 
   private var inputName: String { inputPath == "-" ? "stdin" : inputPath }
