@@ -32,12 +32,6 @@ public final class BatchWriter: @unchecked Sendable {
     /// (`WALCheckpointSchedule`): a little over the reports' time limit, by
     /// when every report that was reading has ended.
     public var maxReadHoldSeconds = 35.0
-    /// After a failed commit, the writer probes storage with a small write
-    /// after this pause, doubling up to `maxProbeSeconds`: /readyz turns 200
-    /// again soon after space returns even if no client sends anything, and
-    /// a disk that stays full costs one small transaction every few seconds.
-    public var firstProbeSeconds = 0.25
-    public var maxProbeSeconds = 4.0
 
     public init() {}
   }
@@ -80,8 +74,14 @@ public final class BatchWriter: @unchecked Sendable {
   private let readGate: ReadGate
   /// Seconds between attempts of upkeep that failed (a full disk, say).
   static let maintenanceRetrySeconds = 1.0
+  /// After a failed commit, the writer probes storage with a small write
+  /// after this pause, doubling up to `maxProbeSeconds`: /readyz turns 200
+  /// again soon after space returns even if no client sends anything, and a
+  /// disk that stays full costs one small transaction every few seconds.
+  static let firstProbeSeconds = 0.25
+  static let maxProbeSeconds = 4.0
   /// Only the writer thread touches this.
-  private var probePause: Double
+  private var probePause = firstProbeSeconds
   /// Seconds without batches after which the writer counts as idle and folds
   /// stored events into the report aggregates.
   static let idleSeconds = 0.2
@@ -97,7 +97,6 @@ public final class BatchWriter: @unchecked Sendable {
     self.readGate = readGate
     self.observer = observer
     checkpointSchedule = WALCheckpointSchedule(maxHoldSeconds: limits.maxReadHoldSeconds)
-    probePause = limits.firstProbeSeconds
   }
 
   /// Queues a batch. Returns false, without calling `completion`, when the
@@ -283,7 +282,7 @@ public final class BatchWriter: @unchecked Sendable {
       try inserter.probeWritableSpace()
       setCommitFailed(false)
     } catch {
-      probePause = min(limits.maxProbeSeconds, probePause * 2)
+      probePause = min(Self.maxProbeSeconds, probePause * 2)
     }
   }
 
@@ -292,7 +291,7 @@ public final class BatchWriter: @unchecked Sendable {
     let wasFailed = lastCommitFailed
     lastCommitFailed = failed
     condition.unlock()
-    if failed && !wasFailed { probePause = limits.firstProbeSeconds }
+    if failed && !wasFailed { probePause = Self.firstProbeSeconds }
     if wasFailed && !failed { observer.recovered() }
   }
 }

@@ -112,16 +112,17 @@ struct BatchWriterTests {
     defer { scratch.remove() }
     let database = try scratch.openDatabase()
     let app = try database.addApp("shop")
+    // A megabyte that another connection frees later, giving the "disk"
+    // room again: once the writer runs, its connection is the writer's
+    // alone (a connection serves one thread at a time, and the writer
+    // does upkeep on it whenever it likes), so the test reads and writes
+    // through a second one.
+    try database.execute("CREATE TABLE spare(bytes BLOB)")
+    try database.execute("INSERT INTO spare VALUES (zeroblob(1048576))")
     let pages = try #require(try database.scalarInt("PRAGMA page_count"))
     // The disk is "full": the file may not grow by a single page.
     try database.execute("PRAGMA max_page_count = \(pages)")
-    // The test uses the writer's connection while the writer waits (a
-    // connection serves one thread at a time), so no probe may run then:
-    // here storage recovers through the next commit.
-    var limits = BatchWriter.Limits()
-    limits.firstProbeSeconds = 3600
-    limits.maxProbeSeconds = 3600
-    let writer = BatchWriter(database: database, limits: limits)
+    let writer = BatchWriter(database: database)
     #expect(writer.isAcceptingWrites)
     let failing = Answers()
     // Queued before the writer runs, so all three share one transaction.
@@ -134,21 +135,21 @@ struct BatchWriterTests {
     defer { writer.stop() }
     failing.waitFor(3)
 
+    let other = try Database(path: scratch.databasePath)
     #expect(failing.unavailableCount == 3)
     #expect(failing.count == 3)
     #expect(!writer.isAcceptingWrites)
-    #expect(try database.storedEventCount() == 0)
+    #expect(try other.storedEventCount() == 0)
 
-    // Once answered, the writer is idle until the next submit, so the test
-    // may use its connection to give the "disk" room again.
-    try database.execute("PRAGMA max_page_count = 1000000")
+    // Freed pages are reused before the file grows.
+    try other.execute("DELETE FROM spare")
     let recovered = Answers()
     #expect(writer.submit(batch(app, events(ids: ["after"]))) { recovered.record(0, $0) })
     recovered.waitFor(1)
 
     #expect(try recovered.outcomes(jobs: 1) == [InsertOutcome(accepted: 1)])
     #expect(writer.isAcceptingWrites)
-    #expect(try database.storedEventCount() == 1)
+    #expect(try other.storedEventCount() == 1)
   }
 }
 
