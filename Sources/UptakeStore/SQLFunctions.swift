@@ -10,7 +10,7 @@ enum SQLFunctions {
   static func register(_ handle: OpaquePointer) -> Int32 {
     for register in [
       registerInstallKey, { registerPack($0, .installKey) }, { registerPack($0, .firstImpression) },
-      { registerPack($0, .versionChange) },
+      { registerPack($0, .versionChange) }, registerPackPresence,
     ] {
       let code = register(handle)
       guard code == SQLITE_OK else { return code }
@@ -109,6 +109,52 @@ enum SQLFunctions {
         // SQLite frees the buffer with `free` once it is done with it.
         sqlite3_result_blob64(context, bytes, sqlite3_uint64(buffer.pointee.count)) { free($0) }
         buffer.pointee.bytes = nil
+      }, nil)
+  }
+
+  /// The entries an `uptake_pack_presence` aggregate collects.
+  private final class PresenceEntries {
+    var entries: [PresenceEntry] = []
+  }
+
+  /// `uptake_pack_presence(install_key, dims_no, impression_hours,
+  /// download_hours, later_hours, ignore_hours)`, an aggregate: the group's
+  /// rows as a presence_runs blob (schema/0010). It sorts them itself, so
+  /// the blob is a run whatever order SQLite feeds the rows in.
+  private static func registerPackPresence(_ handle: OpaquePointer) -> Int32 {
+    typealias Slot = UnsafeMutableRawPointer?
+    return sqlite3_create_function_v2(
+      handle, "uptake_pack_presence", 6, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil, nil,
+      { context, _, arguments in
+        guard let arguments,
+          let raw = sqlite3_aggregate_context(context, Int32(MemoryLayout<Slot>.size))
+        else { return }
+        let slot = raw.assumingMemoryBound(to: Slot.self)
+        if slot.pointee == nil {
+          slot.pointee = Unmanaged.passRetained(PresenceEntries()).toOpaque()
+        }
+        let collected = Unmanaged<PresenceEntries>.fromOpaque(slot.pointee!).takeUnretainedValue()
+        func integer(_ index: Int) -> Int64 { arguments[index].map(sqlite3_value_int64) ?? 0 }
+        collected.entries.append(
+          PresenceEntry(
+            installKey: integer(0), dimsNo: integer(1),
+            hours: SIMD4(integer(2), integer(3), integer(4), integer(5))))
+      },
+      { context in
+        // Zeroed by SQLite when the group had no rows.
+        let raw = sqlite3_aggregate_context(context, 0)
+        guard let slot = raw?.assumingMemoryBound(to: Slot.self), let opaque = slot.pointee else {
+          sqlite3_result_zeroblob(context, 0)
+          return
+        }
+        slot.pointee = nil
+        let collected = Unmanaged<PresenceEntries>.fromOpaque(opaque).takeRetainedValue()
+        collected.entries.sort { $0.precedes($1) }
+        let bytes = PresenceEntry.packed(collected.entries)
+        bytes.withUnsafeBytes {
+          sqlite3_result_blob64(
+            context, $0.baseAddress, sqlite3_uint64($0.count), uptake_sqlite_transient())
+        }
       }, nil)
   }
 }

@@ -33,7 +33,7 @@ struct FoldPreparerTests {
     let tables = [
       "daily_counts", "daily_installs", "install_days", "daily_versions", "daily_active",
       "version_changes", "funnel_downloads", "dimension_sets", "hourly_dimension_counts",
-      "daily_dimension_counts", "install_presence", "daily_install_chunks",
+      "daily_dimension_counts", "presence_runs", "daily_install_chunks",
       "funnel_impression_chunks", "store_state",
     ]
     var dump: [String: [String]] = [:]
