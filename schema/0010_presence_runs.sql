@@ -15,7 +15,7 @@
 -- such action its hour bits (bit h for hour h of the day) in 3 bytes,
 -- little-endian. An install may appear in several runs of a day; readers
 -- take the union of its hours. Runs are numbered from 0 per day. Once a
--- day has 8 runs under 65,536 entries, the fold merges those into one, so
+-- day has 8 runs under 32,768 entries, the fold merges those into one, so
 -- a day has a few runs whatever the ingest pattern.
 CREATE TABLE presence_runs (
   app_no INTEGER NOT NULL,

@@ -123,63 +123,85 @@ final class PresenceRunSet {
     return Entries(runs: runs)
   }
 
-  /// All entries, those of one install and dimension set joined.
-  func combined() -> [PresenceEntry] {
-    var entries: [PresenceEntry] = []
+  /// All entries packed as one run, those of one install and dimension set
+  /// joined; and how many there are. Packed as they come, so a merge holds
+  /// its runs and its result and nothing else.
+  func packedCombined() -> (bytes: [UInt8], entries: Int) {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(count)
+    var entries = 0
     var all = self.entries()
-    while let entry = all.next() {
-      if let last = entries.last, last.installKey == entry.installKey,
-        last.dimsNo == entry.dimsNo
-      {
-        entries[entries.count - 1].hours |= entry.hours
-      } else {
-        entries.append(entry)
+    var pending = all.next()
+    while let entry = pending {
+      var joined = entry
+      pending = all.next()
+      while let next = pending, next.installKey == joined.installKey, next.dimsNo == joined.dimsNo {
+        joined.hours |= next.hours
+        pending = all.next()
       }
+      joined.pack(into: &bytes)
+      entries += 1
     }
-    return entries
+    return (bytes, entries)
   }
 
-  /// A day has a handful of runs, most often one: a linear look at the
-  /// runs' heads is enough.
+  /// The entries of every run in (install, dims) order, through a binary
+  /// heap of the runs' heads: a day's runs are a handful, or a few dozen
+  /// for a day of a million installs.
   struct Entries {
     private let runs: [UnsafeRawBufferPointer]
     private var offsets: [Int]
-    private var heads: [PresenceEntry] = []
-    /// The run of each head.
-    private var live: [Int] = []
-    /// The only run, read without looking at heads.
+    private var heads: [PresenceEntry]
+    /// Runs not read to the end, the one with the least head first.
+    private var heap: [Int] = []
+    /// The only run, read without the heap.
     private let single: UnsafeRawBufferPointer?
     private var offset = 0
 
     fileprivate init(runs: [UnsafeRawBufferPointer]) {
       self.runs = runs
       offsets = [Int](repeating: 0, count: runs.count)
+      heads = [PresenceEntry](
+        repeating: PresenceEntry(installKey: 0, dimsNo: 0, hours: SIMD4()), count: runs.count)
       single = runs.count == 1 ? runs[0] : nil
       guard single == nil else { return }
       for index in runs.indices {
         if let head = PresenceEntry.unpack(runs[index], &offsets[index]) {
-          heads.append(head)
-          live.append(index)
+          heads[index] = head
+          heap.append(index)
         }
+      }
+      for position in stride(from: heap.count / 2 - 1, through: 0, by: -1) {
+        siftDown(position)
       }
     }
 
     mutating func next() -> PresenceEntry? {
       if let single { return PresenceEntry.unpack(single, &offset) }
-      guard !heads.isEmpty else { return nil }
-      var chosen = 0
-      for index in heads.indices.dropFirst() where heads[index].precedes(heads[chosen]) {
-        chosen = index
-      }
-      let entry = heads[chosen]
-      let run = live[chosen]
-      if let head = PresenceEntry.unpack(runs[run], &offsets[run]) {
-        heads[chosen] = head
+      guard let top = heap.first else { return nil }
+      let entry = heads[top]
+      if let head = PresenceEntry.unpack(runs[top], &offsets[top]) {
+        heads[top] = head
       } else {
-        heads.remove(at: chosen)
-        live.remove(at: chosen)
+        heap[0] = heap[heap.count - 1]
+        heap.removeLast()
       }
+      if !heap.isEmpty { siftDown(0) }
       return entry
+    }
+
+    private mutating func siftDown(_ start: Int) {
+      var position = start
+      while true {
+        let left = 2 * position + 1
+        guard left < heap.count else { return }
+        var least = left
+        let right = left + 1
+        if right < heap.count && heads[heap[right]].precedes(heads[heap[left]]) { least = right }
+        guard heads[heap[least]].precedes(heads[heap[position]]) else { return }
+        heap.swapAt(position, least)
+        position = least
+      }
     }
   }
 }
@@ -188,9 +210,12 @@ final class PresenceRunSet {
 /// day) it touches, and the day's small runs merged once there are many.
 enum PresenceRuns {
   /// A run at least this long is never merged again: a merge holds its
-  /// runs twice in memory (read and written), so this bounds it near
-  /// 8 × 64k entries of ~14 bytes, 7 MiB each way.
-  static let fullRunEntries = 1 << 16
+  /// runs and its result in memory, so this bounds it near 8 × 32k entries
+  /// of ~14 bytes, 3.6 MiB each way. At 64k, with each merge's entries
+  /// decoded into an array, sustained batches took uptaked from 90 to
+  /// 145 MiB resident. A fold's run under a flood (~50k entries) is full
+  /// from the start, so floods merge nothing.
+  static let fullRunEntries = 1 << 15
   /// Runs under `fullRunEntries` a day may have before the fold merges
   /// them: a report merges a day's runs entry by entry, so few is fast.
   static let maxSmallRuns = 8
@@ -219,7 +244,8 @@ enum PresenceRuns {
     }
     list.reset()
 
-    var run = entries
+    var packed = PresenceEntry.packed(entries)
+    var count = entries.count
     if small.count >= maxSmallRuns {
       let read = try database.statement(
         "SELECT packed FROM presence_runs WHERE app_no = ? AND is_test = ? AND day = ? AND run = ?"
@@ -227,7 +253,7 @@ enum PresenceRuns {
       let remove = try database.statement(
         "DELETE FROM presence_runs WHERE app_no = ? AND is_test = ? AND day = ? AND run = ?")
       let runs = PresenceRunSet()
-      runs.append(PresenceEntry.packed(entries))
+      runs.append(packed)
       for number in small {
         try bind(read, day)
         try read.bind(4, number)
@@ -237,7 +263,7 @@ enum PresenceRuns {
         try remove.bind(4, number)
         try remove.run()
       }
-      run = runs.combined()
+      (packed, count) = runs.packedCombined()
     }
     let add = try database.statement(
       """
@@ -246,8 +272,8 @@ enum PresenceRuns {
       """)
     try bind(add, day)
     try add.bind(4, highest + 1)
-    try add.bind(5, run.count)
-    try add.bind(6, PresenceEntry.packed(run))
+    try add.bind(5, count)
+    try add.bind(6, packed)
     try add.run()
   }
 

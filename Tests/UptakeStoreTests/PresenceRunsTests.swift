@@ -38,9 +38,17 @@ struct PresenceRunsTests {
       sizes[name, default: []].append(count)
     }
     statement.reset()
-    return (
-      runs.mapValues { $0.combined() }, sizes
-    )
+    return (runs.mapValues { Self.entries(of: $0.packedCombined().bytes) }, sizes)
+  }
+
+  /// The entries of one run.
+  static func entries(of run: [UInt8]) -> [PresenceEntry] {
+    var entries: [PresenceEntry] = []
+    run.withUnsafeBytes { bytes in
+      var offset = 0
+      while let entry = PresenceEntry.unpack(bytes, &offset) { entries.append(entry) }
+    }
+    return entries
   }
 
   /// A day of 2,000 installs in 24 slices of 125 events each: installs come
@@ -178,7 +186,7 @@ struct PresenceRunsTests {
     for key in keys {
       let runs = PresenceRunSet()
       try PresenceRuns.read(key, into: runs, database)
-      for entry in runs.combined().reversed() {
+      for entry in Self.entries(of: runs.packedCombined().bytes).reversed() {
         try add.bind(1, key.appNo)
         try add.bind(2, Int64(key.isTest ? 1 : 0))
         try add.bind(3, key.day)
