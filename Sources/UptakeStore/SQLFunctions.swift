@@ -113,14 +113,45 @@ enum SQLFunctions {
   }
 
   /// The entries an `uptake_pack_presence` aggregate collects.
+  /// What an `uptake_pack_presence` aggregate has so far: the entries
+  /// packed while they come in order (SQLite reads install_presence in key
+  /// order, ~14 bytes an entry), or all of them to sort once one does not.
   private final class PresenceEntries {
-    var entries: [PresenceEntry] = []
+    var packed: [UInt8] = []
+    var last: PresenceEntry?
+    var unsorted: [PresenceEntry]?
+
+    func add(_ entry: PresenceEntry) {
+      if unsorted != nil {
+        unsorted!.append(entry)
+      } else if let last, !last.precedes(entry) {
+        var entries: [PresenceEntry] = []
+        packed.withUnsafeBytes { bytes in
+          var offset = 0
+          while let earlier = PresenceEntry.unpack(bytes, &offset) { entries.append(earlier) }
+        }
+        entries.append(entry)
+        unsorted = entries
+        packed = []
+      } else {
+        entry.pack(into: &packed)
+        last = entry
+      }
+    }
+
+    /// The run: the entries sorted, packed.
+    func run() -> [UInt8] {
+      guard var entries = unsorted else { return packed }
+      entries.sort { $0.precedes($1) }
+      return PresenceEntry.packed(entries)
+    }
   }
 
   /// `uptake_pack_presence(install_key, dims_no, impression_hours,
   /// download_hours, later_hours, ignore_hours)`, an aggregate: the group's
-  /// rows as a presence_runs blob (schema/0010). It sorts them itself, so
-  /// the blob is a run whatever order SQLite feeds the rows in.
+  /// rows as a presence_runs blob (schema/0010). It sorts them itself when
+  /// they come out of order, so the blob is a run whatever order SQLite
+  /// feeds the rows in.
   private static func registerPackPresence(_ handle: OpaquePointer) -> Int32 {
     typealias Slot = UnsafeMutableRawPointer?
     return sqlite3_create_function_v2(
@@ -135,7 +166,7 @@ enum SQLFunctions {
         }
         let collected = Unmanaged<PresenceEntries>.fromOpaque(slot.pointee!).takeUnretainedValue()
         func integer(_ index: Int) -> Int64 { arguments[index].map(sqlite3_value_int64) ?? 0 }
-        collected.entries.append(
+        collected.add(
           PresenceEntry(
             installKey: integer(0), dimsNo: integer(1),
             hours: SIMD4(integer(2), integer(3), integer(4), integer(5))))
@@ -149,9 +180,7 @@ enum SQLFunctions {
         }
         slot.pointee = nil
         let collected = Unmanaged<PresenceEntries>.fromOpaque(opaque).takeRetainedValue()
-        collected.entries.sort { $0.precedes($1) }
-        let bytes = PresenceEntry.packed(collected.entries)
-        bytes.withUnsafeBytes {
+        collected.run().withUnsafeBytes {
           sqlite3_result_blob64(
             context, $0.baseAddress, sqlite3_uint64($0.count), uptake_sqlite_transient())
         }

@@ -98,6 +98,31 @@ struct PresenceRunsTests {
     #expect(whole == entries.count - 1)
   }
 
+  @Test("uptake_pack_presence packs rows in order, and sorts rows that come out of order")
+  func packAggregate() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let database = try scratch.openDatabase()
+    let rows = [(5, 1, 1), (-3, 2, 2), (5, 0, 4), (9, 7, 8), (-3, 1, 16)]
+    let sorted = rows.sorted { ($0.0, $0.1) < ($1.0, $1.1) }
+    for (order, expected) in [(sorted, sorted), (rows, sorted)] {
+      let values = order.map { "(\($0.0), \($0.1), \($0.2))" }.joined(separator: ", ")
+      let statement = try database.statement(
+        "SELECT uptake_pack_presence(column1, column2, column3, 0, 0, column3) FROM (VALUES \(values))"
+      )
+      #expect(try statement.step())
+      let packed = Self.entries(of: statement.blob(0))
+      statement.reset()
+      #expect(
+        packed
+          == expected.map {
+            PresenceEntry(
+              installKey: Int64($0.0), dimsNo: Int64($0.1),
+              hours: SIMD4(Int64($0.2), 0, 0, Int64($0.2)))
+          })
+    }
+  }
+
   @Test("folding a day in many small folds merges its runs and keeps the presence of one fold")
   func manySmallFolds() throws {
     let slices = Self.slices()
