@@ -63,6 +63,25 @@ struct PresenceEntry: PackedEntry, Equatable {
     return PresenceEntry(installKey: key, dimsNo: Int64(bitPattern: dims), hours: hours)
   }
 
+  /// Sorts the entries of a packed blob in place if they are out of order;
+  /// their bytes only move, so the blob keeps its size.
+  static func sortPacked(_ blob: UnsafeMutableRawBufferPointer) {
+    let bytes = UnsafeRawBufferPointer(blob)
+    var offset = 0
+    var last: PresenceEntry?
+    var inOrder = true
+    while inOrder, let entry = unpack(bytes, &offset) {
+      if let last, !last.precedes(entry) { inOrder = false }
+      last = entry
+    }
+    guard !inOrder else { return }
+    var entries: [PresenceEntry] = []
+    offset = 0
+    while let entry = unpack(bytes, &offset) { entries.append(entry) }
+    entries.sort { $0.precedes($1) }
+    packed(entries).withUnsafeBytes { blob.copyMemory(from: $0) }
+  }
+
   /// `entries` (sorted) as one blob.
   static func packed(_ entries: [PresenceEntry]) -> [UInt8] {
     var bytes: [UInt8] = []

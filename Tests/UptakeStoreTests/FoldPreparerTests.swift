@@ -52,11 +52,6 @@ struct FoldPreparerTests {
     return dump
   }
 
-  /// Stores `events`; returns how many were stored.
-  static func store(_ events: [Event], _ inserter: EventInserter, _ appNo: Int64) throws -> Int {
-    try inserter.insert([batch(appNo, events)])[0].accepted
-  }
-
   @Test("a fold prepared while more events are stored writes what a fold in place writes")
   func preparedBesideInserts() throws {
     let slices = Self.slices()
@@ -68,25 +63,22 @@ struct FoldPreparerTests {
     }
 
     // In place: each slice stored, then folded exactly.
-    let plain = try inPlace.openDatabase()
-    let plainApp = try plain.addApp("shop")
-    let plainInserter = EventInserter(database: plain)
+    let plain = try ShopStore(inPlace)
     for slice in slices {
-      let stored = try Self.store(slice, plainInserter, plainApp)
-      #expect(try plainInserter.foldRollups(maxEvents: stored) == stored)
+      let stored = try plain.store(slice)
+      #expect(try plain.inserter.foldRollups(maxEvents: stored) == stored)
     }
 
     // Prepared: slice n is read and sorted on the preparer's connection
     // while slice n + 1 is stored, then written.
-    let database = try prepared.openDatabase()
-    let appNo = try database.addApp("shop")
-    let inserter = EventInserter(database: database)
+    let shop = try ShopStore(prepared)
+    let inserter = shop.inserter
     let preparer = try FoldPreparer(path: prepared.databasePath)
-    var unfolded = try Self.store(slices[0], inserter, appNo)
+    var unfolded = try shop.store(slices[0])
     for next in slices.dropFirst() + [[]] {
       preparer.start(maxEvents: unfolded)
       #expect(preparer.isBusy)
-      let stored = next.isEmpty ? 0 : try Self.store(next, inserter, appNo)
+      let stored = next.isEmpty ? 0 : try shop.store(next)
       let taken = try #require(preparer.take())
       let fold = try #require(try taken.get())
       #expect(!preparer.isBusy)
@@ -96,8 +88,8 @@ struct FoldPreparerTests {
     }
     #expect(try inserter.foldRollups() == 0, "everything was folded")
 
-    let expected = try Self.aggregates(plain)
-    let actual = try Self.aggregates(database)
+    let expected = try Self.aggregates(plain.database)
+    let actual = try Self.aggregates(shop.database)
     #expect(expected["install_days"]?.isEmpty == false, "the slices touch the install tables")
     for (table, rows) in expected {
       #expect(actual[table] == rows, "\(table): \(rows.count) rows expected")
@@ -124,20 +116,18 @@ struct FoldPreparerTests {
       inPlace.remove()
       overtaken.remove()
     }
-    let plain = try inPlace.openDatabase()
-    let plainApp = try plain.addApp("shop")
-    let plainInserter = EventInserter(database: plain)
-    let database = try overtaken.openDatabase()
-    let appNo = try database.addApp("shop")
-    let inserter = EventInserter(database: database)
+    let plain = try ShopStore(inPlace)
+    let plainInserter = plain.inserter
+    let shop = try ShopStore(overtaken)
+    let inserter = shop.inserter
     let preparer = try FoldPreparer(path: overtaken.databasePath)
 
-    for (writer, app) in [(inserter, appNo), (plainInserter, plainApp)] {
-      let stored = try Self.store(slices[0], writer, app)
-      #expect(try writer.foldRollups(maxEvents: stored) == stored)
+    for store in [shop, plain] {
+      let stored = try store.store(slices[0])
+      #expect(try store.inserter.foldRollups(maxEvents: stored) == stored)
     }
-    let first = try Self.store(again, inserter, appNo)
-    _ = try Self.store(again, plainInserter, plainApp)
+    let first = try shop.store(again)
+    _ = try plain.store(again)
     let half = first / 2
     preparer.start(maxEvents: first)
     let taken = try #require(preparer.take())
@@ -147,8 +137,8 @@ struct FoldPreparerTests {
     #expect(try inserter.foldRollups(maxEvents: half) == half)
     #expect(try plainInserter.foldRollups(maxEvents: half) == half)
     for slice in slices.dropFirst() {
-      _ = try Self.store(slice, inserter, appNo)
-      _ = try Self.store(slice, plainInserter, plainApp)
+      _ = try shop.store(slice)
+      _ = try plain.store(slice)
     }
     // Stale: as many events are folded afresh from where folding is now.
     #expect(try inserter.foldRollups(fold) == first)
@@ -156,8 +146,8 @@ struct FoldPreparerTests {
     while try inserter.foldRollups() > 0 {}
     while try plainInserter.foldRollups() > 0 {}
 
-    let expected = try Self.aggregates(plain)
-    let actual = try Self.aggregates(database)
+    let expected = try Self.aggregates(plain.database)
+    let actual = try Self.aggregates(shop.database)
     for (table, rows) in expected {
       #expect(actual[table] == rows, "\(table): \(rows.count) rows expected")
     }

@@ -132,23 +132,19 @@ struct PresenceRunsTests {
       stepwise.remove()
       atOnce.remove()
     }
-    let small = try stepwise.openDatabase()
-    let smallApp = try small.addApp("shop")
-    let smallInserter = EventInserter(database: small)
+    let small = try ShopStore(stepwise)
     for slice in slices {
-      let stored = try smallInserter.insert([batch(smallApp, slice)])[0].accepted
-      #expect(try smallInserter.foldRollups(maxEvents: stored) == stored)
+      let stored = try small.store(slice)
+      #expect(try small.inserter.foldRollups(maxEvents: stored) == stored)
     }
-    let whole = try atOnce.openDatabase()
-    let wholeApp = try whole.addApp("shop")
-    let wholeInserter = EventInserter(database: whole)
-    _ = try wholeInserter.insert([batch(wholeApp, slices.flatMap { $0 })])
-    while try wholeInserter.foldRollups() > 0 {}
+    let whole = try ShopStore(atOnce)
+    _ = try whole.store(slices.flatMap { $0 })
+    while try whole.inserter.foldRollups() > 0 {}
 
-    let (entries, sizes) = try Self.presence(small)
-    let (expected, wholeSizes) = try Self.presence(whole)
+    let (entries, sizes) = try Self.presence(small.database)
+    let (expected, wholeSizes) = try Self.presence(whole.database)
     #expect(entries == expected)
-    let day = "app \(smallApp) test 0 day \(Timestamp.dayNumber(ms: ms("2026-03-10T00:00:00Z")))"
+    let day = "app \(small.appNo) test 0 day \(Timestamp.dayNumber(ms: ms("2026-03-10T00:00:00Z")))"
     #expect(wholeSizes[day]?.count == 1)
     let runs = try #require(sizes[day])
     #expect(runs.count < slices.count, "the small runs were merged")
@@ -162,10 +158,10 @@ struct PresenceRunsTests {
     for keys: [GroupKey] in [[.date, .appVersion], [.appVersion, .action], [.osVersion]] {
       for test in TestFilter.allCases {
         for granularity in [Granularity.day, .hour] {
-          let stepRows = try ReportQueries(database: small).grouped(
-            appNo: smallApp, keys: keys, granularity: granularity, range: range, test: test)
-          let wholeRows = try ReportQueries(database: whole).grouped(
-            appNo: wholeApp, keys: keys, granularity: granularity, range: range, test: test)
+          let stepRows = try ReportQueries(database: small.database).grouped(
+            appNo: small.appNo, keys: keys, granularity: granularity, range: range, test: test)
+          let wholeRows = try ReportQueries(database: whole.database).grouped(
+            appNo: whole.appNo, keys: keys, granularity: granularity, range: range, test: test)
           #expect(stepRows == wholeRows, "\(keys) \(granularity) test=\(test)")
           #expect(!stepRows.isEmpty || test == .only)
         }
@@ -177,12 +173,11 @@ struct PresenceRunsTests {
   func migrationBackfills() throws {
     let scratch = try ScratchDirectory()
     defer { scratch.remove() }
-    let database = try scratch.openDatabase()
-    let appNo = try database.addApp("shop")
-    let inserter = EventInserter(database: database)
+    let shop = try ShopStore(scratch)
+    let database = shop.database
     for slice in Self.slices().prefix(12) {
-      _ = try inserter.insert([batch(appNo, slice)])
-      while try inserter.foldRollups() > 0 {}
+      _ = try shop.store(slice)
+      while try shop.inserter.foldRollups() > 0 {}
     }
     let (folded, _) = try Self.presence(database)
     #expect(folded.count == 2, "test and other installs, one day")

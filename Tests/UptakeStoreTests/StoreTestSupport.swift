@@ -59,6 +59,25 @@ func batch(_ appNo: Int64, _ events: [Event]) -> EventBatch {
   EventBatch(appNo: appNo, events: events, receivedAtMs: ms("2026-03-10T12:00:00Z"))
 }
 
+/// A scratch database with the app "shop" and an inserter on it: one side
+/// of the tests that fold the same events two ways and compare.
+struct ShopStore {
+  let database: Database
+  let appNo: Int64
+  let inserter: EventInserter
+
+  init(_ scratch: ScratchDirectory) throws {
+    database = try scratch.openDatabase()
+    appNo = try database.addApp("shop")
+    inserter = EventInserter(database: database)
+  }
+
+  /// Stores `events` in one batch; returns how many were accepted.
+  func store(_ events: [Event]) throws -> Int {
+    try inserter.insert([batch(appNo, events)])[0].accepted
+  }
+}
+
 extension Database {
   /// Rows in the events table.
   func storedEventCount() throws -> Int64 {
