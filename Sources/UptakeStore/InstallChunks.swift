@@ -1,4 +1,4 @@
-/// Members of daily_installs' buckets packed into blobs, 512 to a row
+/// Members of daily_counts' buckets packed into blobs, 512 to a row
 /// (schema/0007 and 0008): the fold appends what is new to a bucket, and a
 /// report over one update reads a few hundred rows instead of one row per
 /// install and day. SQLite spends ~120 ns stepping a row whatever its
@@ -13,7 +13,7 @@ enum InstallChunks {
   /// and an append rewrites at most one partial chunk.
   static let entriesPerChunk = 512
 
-  /// One daily_installs bucket.
+  /// One bucket of daily_counts: app, test flag, update, day, action.
   struct Bucket: Hashable {
     var appNo: Int64
     var isTest: Bool

@@ -70,7 +70,7 @@ enum RollupFolder {
     try record.run()
   }
 
-  /// daily_installs' and daily_counts' key order, then time and version.
+  /// daily_counts' key order (bucket, then install), then time and version.
   private static func sortForDaily(_ events: inout [FoldEvent]) {
     events.sort { lhs, rhs in
       if lhs.appNo != rhs.appNo { return lhs.appNo < rhs.appNo }
@@ -85,28 +85,24 @@ enum RollupFolder {
     }
   }
 
-  /// daily_installs and daily_counts. Sorted in the tables' key order
+  /// bucket_members and daily_counts. Sorted in the buckets' key order
   /// (`sortForDaily`), the events of one bucket and then of one install
-  /// within it lie together: each presence row is one INSERT OR IGNORE,
-  /// whose change count says whether the install is new to its bucket, and
-  /// each bucket's counts are written once.
+  /// within it lie together: each member is one INSERT OR IGNORE, whose
+  /// change count says whether the install is new to its bucket, and each
+  /// bucket's counts are written once. Impression buckets keep their
+  /// members' first time and version, for the funnel's cohort.
   private static func writeDaily(_ batch: FoldBatch, _ database: Database)
     throws(StoreError)
   {
-    let insertInstall = try database.statement(
+    let insertMember = try database.statement(
       """
-      INSERT OR IGNORE INTO daily_installs (app_no, is_test, update_id, day, action, install_key,
-        first_ts, first_version, last_ts)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+      INSERT OR IGNORE INTO bucket_members (bucket_no, install_key, first_ts, first_version)
+      VALUES (?, ?, ?, ?)
       """)
-    let widenInstall = try database.statement(
+    let earlierImpression = try database.statement(
       """
-      UPDATE daily_installs
-      SET first_version = CASE WHEN ?7 < first_ts THEN ?8 ELSE first_version END,
-        first_ts = min(first_ts, ?7), last_ts = max(last_ts, ?9)
-      WHERE app_no = ?1 AND is_test = ?2 AND update_id = ?3 AND day = ?4 AND action = ?5
-        AND install_key = ?6 AND (first_ts > ?7 OR last_ts < ?9)
-      RETURNING first_ts = ?7 AND first_version = ?8
+      UPDATE bucket_members SET first_ts = ?3, first_version = ?4
+      WHERE bucket_no = ?1 AND install_key = ?2 AND first_ts > ?3
       """)
     let counts = try database.statement(
       """
@@ -117,6 +113,7 @@ enum RollupFolder {
         installs = installs + excluded.installs, first_ts = min(first_ts, excluded.first_ts),
         last_ts = max(last_ts, excluded.last_ts)
       """)
+    let buckets = try DailyBuckets(database)
     let memberChunks = try InstallChunks.Writer<Int64>(database, table: "daily_install_chunks")
     let impressionChunks = try InstallChunks.Writer<FirstImpression>(
       database, table: "funnel_impression_chunks")
@@ -128,7 +125,12 @@ enum RollupFolder {
       let first = events[bucketStart]
       var bucketEnd = bucketStart + 1
       while bucketEnd < events.count && events[bucketEnd].sameBucket(as: first) { bucketEnd += 1 }
-      let updateId = batch.updateIds[Int(first.update)]
+      let bucket = InstallChunks.Bucket(
+        appNo: first.appNo, isTest: first.isTest, updateId: batch.updateIds[Int(first.update)],
+        day: Int64(first.day), action: Int(first.action))
+      let isImpression = first.action == UInt8(Action.impression.rawValue)
+      // Events without an install sort last in their bucket.
+      let bucketNo = first.hasInstall ? try buckets.number(bucket) : 0
       var added = 0
       var firstTs = Int64.max
       var lastTs = Int64.min
@@ -146,33 +148,27 @@ enum RollupFolder {
           lastTs = max(lastTs, event.timestampMs)
         }
         if earliest.hasInstall {
-          let latestTs = events[installEnd - 1].timestampMs
-          let version = batch.versions.texts[Int(earliest.version)]
-          func bindInstall(_ statement: Statement) throws(StoreError) {
-            try statement.bind(1, earliest.appNo)
-            try statement.bind(2, Int64(earliest.isTest ? 1 : 0))
-            try statement.bind(3, updateId)
-            try statement.bind(4, Int64(earliest.day))
-            try statement.bind(5, Int64(earliest.action))
-            try statement.bind(6, earliest.installKey)
-            try statement.bind(7, earliest.timestampMs)
-            try statement.bind(8, version)
-            try statement.bind(9, latestTs)
-          }
-          try bindInstall(insertInstall)
-          try insertInstall.run()
-          // Whether the row's first time and version are now this event's.
+          let version = isImpression ? batch.versions.texts[Int(earliest.version)] : nil
+          try insertMember.bind(1, bucketNo)
+          try insertMember.bind(2, earliest.installKey)
+          try insertMember.bind(3, isImpression ? earliest.timestampMs : nil)
+          try insertMember.bind(4, version)
+          try insertMember.run()
+          // Whether the member's first impression is now this event.
           var firstIsThis = false
           if database.changes > 0 {
             added += 1
             newMembers.append(earliest.installKey)
-            firstIsThis = true
-          } else {
-            try bindInstall(widenInstall)
-            firstIsThis = try widenInstall.step() && widenInstall.int(0) != 0
-            widenInstall.reset()
+            firstIsThis = isImpression
+          } else if isImpression {
+            try earlierImpression.bind(1, bucketNo)
+            try earlierImpression.bind(2, earliest.installKey)
+            try earlierImpression.bind(3, earliest.timestampMs)
+            try earlierImpression.bind(4, version)
+            try earlierImpression.run()
+            firstIsThis = database.changes > 0
           }
-          if firstIsThis && earliest.action == UInt8(Action.impression.rawValue) {
+          if firstIsThis, let version {
             firstImpressions.append(
               FirstImpression(
                 installKey: earliest.installKey, timestampMs: earliest.timestampMs,
@@ -183,7 +179,7 @@ enum RollupFolder {
       }
       try counts.bind(1, first.appNo)
       try counts.bind(2, Int64(first.isTest ? 1 : 0))
-      try counts.bind(3, updateId)
+      try counts.bind(3, bucket.updateId)
       try counts.bind(4, Int64(first.day))
       try counts.bind(5, Int64(first.action))
       try counts.bind(6, bucketEnd - bucketStart)
@@ -191,9 +187,6 @@ enum RollupFolder {
       try counts.bind(8, firstTs)
       try counts.bind(9, lastTs)
       try counts.run()
-      let bucket = InstallChunks.Bucket(
-        appNo: first.appNo, isTest: first.isTest, updateId: updateId, day: Int64(first.day),
-        action: Int(first.action))
       try memberChunks.append(newMembers, to: bucket)
       try impressionChunks.append(firstImpressions, to: bucket)
       newMembers.removeAll(keepingCapacity: true)

@@ -62,7 +62,7 @@ extension ReportQueries {
         events[counts.int(1)] += counts.int(2)
       }
       // Distinct installs from the packed members (schema/0007): a few
-      // hundred rows where daily_installs has one per install and day.
+      // hundred rows where bucket_members has one per install and day.
       let members = try database.statement(
         """
         SELECT action, packed FROM daily_install_chunks

@@ -31,7 +31,8 @@ struct FoldPreparerTests {
   /// Every aggregate table, each row as text, in key order.
   static func aggregates(_ database: Database) throws -> [String: [String]] {
     let tables = [
-      "daily_counts", "daily_installs", "install_days", "daily_versions", "daily_active",
+      "daily_counts", "daily_buckets", "bucket_members", "install_days", "daily_versions",
+      "daily_active",
       "version_changes", "funnel_downloads", "dimension_sets", "hourly_dimension_counts",
       "daily_dimension_counts", "presence_runs", "daily_install_chunks",
       "funnel_impression_chunks", "store_state",

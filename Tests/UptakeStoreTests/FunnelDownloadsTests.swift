@@ -155,6 +155,7 @@ struct FunnelDownloadsTests {
     #expect(folded.filter { !$0.hasSuffix("none") }.count == 37)
 
     // The database as the migration finds it: folded, without the table.
+    try database.recreateDailyInstalls()
     try database.execute(
       """
       DROP TABLE funnel_downloads;

@@ -5,7 +5,7 @@ import UptakeCore
 @testable import UptakeStore
 
 /// daily_install_chunks and funnel_impression_chunks (schema/0007, 0008):
-/// each daily_installs bucket's members, and each impression bucket's first
+/// each bucket's members, and each impression bucket's first
 /// impressions, packed 512 to a row, appended by the fold and backfilled by
 /// the migrations.
 @Suite("Packed bucket members and first impressions")
@@ -33,10 +33,13 @@ struct InstallChunksTests {
     return buckets.mapValues { (keys: $0.keys.sorted(), sizes: $0.sizes) }
   }
 
-  /// The same buckets from daily_installs, one row per member.
+  /// The same buckets from bucket_members, one row per member.
   static func members(_ database: Database) throws -> [String: [Int64]] {
     let statement = try database.statement(
-      "SELECT update_id, day, action, is_test, install_key FROM daily_installs")
+      """
+      SELECT b.update_id, b.day, b.action, b.is_test, m.install_key
+      FROM bucket_members AS m JOIN daily_buckets AS b USING (bucket_no)
+      """)
     var members: [String: [Int64]] = [:]
     while try statement.step() {
       let name =
@@ -102,6 +105,7 @@ struct InstallChunksTests {
     try Self.store(database, appNo)
     let folded = try Self.buckets(database)
 
+    try database.recreateDailyInstalls()
     try database.execute(
       """
       DROP TABLE daily_install_chunks;
@@ -147,12 +151,13 @@ struct InstallChunksTests {
     return (firsts, entries)
   }
 
-  /// daily_installs' impression rows as the same lines.
+  /// bucket_members' impression rows as the same lines.
   static func impressionRows(_ database: Database) throws -> [String: [String]] {
     let statement = try database.statement(
       """
-      SELECT update_id, day, is_test, install_key, first_ts, first_version FROM daily_installs
-      WHERE action = 0
+      SELECT b.update_id, b.day, b.is_test, m.install_key, m.first_ts, m.first_version
+      FROM bucket_members AS m JOIN daily_buckets AS b USING (bucket_no)
+      WHERE b.action = 0
       """)
     var rows: [String: [String]] = [:]
     while try statement.step() {
@@ -209,6 +214,7 @@ struct InstallChunksTests {
     try Self.store(database, appNo)
     let folded = try Self.firstImpressions(database)
 
+    try database.recreateDailyInstalls()
     try database.execute(
       """
       DROP TABLE funnel_impression_chunks;
@@ -220,5 +226,56 @@ struct InstallChunksTests {
     #expect(backfilled.firsts == folded.firsts)
     #expect(backfilled.firsts == (try Self.impressionRows(database)))
     #expect(backfilled.entries["u1 day 20522 test 0"] == 1299)
+  }
+
+  @Test("schema/0011 numbers the buckets of daily_installs and keeps their members")
+  func bucketMembersMigrationBackfills() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let database = try scratch.openDatabase()
+    let appNo = try database.addApp("app")
+    try Self.store(database, appNo)
+    let members = try Self.members(database)
+    let impressions = try Self.impressionRows(database)
+    let withoutFirstImpression = try database.scalarInt(
+      """
+      SELECT count(*) FROM bucket_members JOIN daily_buckets USING (bucket_no)
+      WHERE action <> 0 AND first_ts IS NULL AND first_version IS NULL
+      """)
+    // Only impression buckets keep a first time and version.
+    let notImpressions = members.filter { !$0.key.contains("action 0") }
+    #expect(withoutFirstImpression == Int64(notImpressions.values.reduce(0) { $0 + $1.count }))
+    #expect(withoutFirstImpression ?? 0 > 0)
+
+    try database.recreateDailyInstalls()
+    try database.execute(
+      """
+      DROP TABLE bucket_members;
+      DROP TABLE daily_buckets;
+      DELETE FROM schema_migrations WHERE name = '0011_bucket_members';
+      """)
+    #expect(try Migrator.migrate(database) == ["0011_bucket_members"])
+
+    #expect(try Self.members(database) == members)
+    #expect(try Self.impressionRows(database) == impressions)
+    #expect(
+      try database.scalarInt("SELECT count(*) FROM sqlite_master WHERE name = 'daily_installs'")
+        == 0)
+    // Folding goes on from the migrated tables: a later event of a known
+    // member adds nothing, a new install adds one.
+    let inserter = EventInserter(database: database)
+    _ = try inserter.insert([
+      batch(
+        appNo,
+        [
+          event(installId: "i5", at: "2026-03-10T23:00:00Z"),
+          event(installId: "new-one", at: "2026-03-10T23:00:00Z"),
+        ])
+    ])
+    try inserter.foldRollups()
+    var expected = members
+    expected["u1 day 20522 action 0 test 0"]?.append(
+      StableHash.installKey(appNo: appNo, installId: "new-one"))
+    #expect(try Self.members(database) == expected.mapValues { $0.sorted() })
   }
 }

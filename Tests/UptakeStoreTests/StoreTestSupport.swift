@@ -1,6 +1,8 @@
 import Foundation
+import Testing
 import UptakeCore
-import UptakeStore
+
+@testable import UptakeStore
 
 /// A directory of one test's own, holding its database; `remove()` deletes it.
 final class ScratchDirectory {
@@ -91,5 +93,39 @@ extension Database {
       preconditionFailure("app \(appId) was just added")
     }
     return app.appNo
+  }
+}
+
+extension Database {
+  /// Rebuilds daily_installs (schema/0002), which schema/0011 replaced by
+  /// bucket_members, as the fold kept it, from the stored events: a row
+  /// per install and bucket with its first time, the version then, and its
+  /// last time. The tests of migrations that read it (0004, 0007, 0008,
+  /// 0011) run them on a database folded by today's fold.
+  func recreateDailyInstalls() throws {
+    // The table as schema/0002 created it.
+    let rollups = try #require(embeddedMigrations.first { $0.name == "0002_rollups" }?.sql)
+    let start = try #require(rollups.range(of: "CREATE TABLE daily_installs"))
+    let end = try #require(
+      rollups.range(of: "WITHOUT ROWID;", range: start.upperBound..<rollups.endIndex))
+    try execute(String(rollups[start.lowerBound..<end.upperBound]))
+    try execute(
+      """
+      INSERT INTO daily_installs
+      SELECT first.app_no, first.is_test, first.update_id, first.day, first.action,
+        first.install_key, first.first_ts, first.first_version, last.last_ts
+      FROM (
+        -- One min() aggregate: the bare app_version is that row's.
+        SELECT app_no, is_test, update_id, ts / 86400000 AS day, action,
+          uptake_install_key(app_no, install_id) AS install_key, min(ts) AS first_ts,
+          app_version AS first_version
+        FROM events WHERE install_id IS NOT NULL GROUP BY 1, 2, 3, 4, 5, 6
+      ) AS first
+      JOIN (
+        SELECT app_no, is_test, update_id, ts / 86400000 AS day, action,
+          uptake_install_key(app_no, install_id) AS install_key, max(ts) AS last_ts
+        FROM events WHERE install_id IS NOT NULL GROUP BY 1, 2, 3, 4, 5, 6
+      ) AS last USING (app_no, is_test, update_id, day, action, install_key);
+      """)
   }
 }
