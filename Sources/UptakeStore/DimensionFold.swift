@@ -1,9 +1,8 @@
 import UptakeCore
 
-/// Folds a batch into the tables of schema/0005_dimension_rollups.sql:
-/// events per hour and per day, and install presence per day, each by
-/// dimension set and action. Like the rest of the fold, each touched row is
-/// written once, in key order.
+/// Folds a batch into the dimension rollups (schema/0005, 0010, 0012): the
+/// dimension sets, event counts per hour (dimension_count_runs) and install
+/// presence per day (presence_runs), each by dimension set and action.
 ///
 /// In two halves, so a bulk import can do the first on another connection
 /// while it stores more events (`FoldPreparer`): `prepare` only reads, and
@@ -20,7 +19,6 @@ enum DimensionFold {
     /// `highestStored` are new, numbered in the order `write` adds them.
     let numbers: [Int64]
     let hourly: [(key: CountKey, events: Int)]
-    let daily: [(key: CountKey, events: Int)]
     /// In presence_runs' order: by day, then install and dimension set.
     let sightings: [Sighting]
   }
@@ -29,19 +27,8 @@ enum DimensionFold {
   /// so they come an hour at a time (see `counts`).
   static func prepare(_ batch: FoldBatch, _ database: Database) throws(StoreError) -> Prepared {
     let (highestStored, numbers) = try storedNumbers(batch.dimensionSets, database)
-    let hourly = counts(batch, numbers)
-    let daily = summed(
-      hourly.map { key, events in
-        (
-          CountKey(
-            appNo: key.appNo, isTest: key.isTest,
-            time: Timestamp.dayNumber(hour: key.time),
-            dimsNo: key.dimsNo, action: key.action),
-          events
-        )
-      })
     return Prepared(
-      highestStored: highestStored, numbers: numbers, hourly: hourly, daily: daily,
+      highestStored: highestStored, numbers: numbers, hourly: counts(batch, numbers),
       sightings: sightings(batch, numbers))
   }
 
@@ -115,7 +102,7 @@ enum DimensionFold {
     let action: UInt8
   }
 
-  /// The batch's events per hour_dimension_counts row. Events come in
+  /// The batch's events per hour, dimension set and action. Events come in
   /// seq order, close to time order, so they are counted an hour at a time
   /// in an array indexed by (dimension set, test flag, action), without
   /// hashing; an hour met again later (events out of order) adds a second
@@ -155,31 +142,28 @@ enum DimensionFold {
     return summed(partials)
   }
 
-  /// hourly_dimension_counts and daily_dimension_counts: each bucket's row
-  /// written once.
+  /// dimension_count_runs: a run for each app, test flag and day. The
+  /// hourly counts come sorted by app, flag and hour, so a day's lie
+  /// together.
   private static func writeCounts(_ prepared: Prepared, _ database: Database)
     throws(StoreError)
   {
-    for (table, time, buckets) in [
-      ("hourly_dimension_counts", "hour", prepared.hourly),
-      ("daily_dimension_counts", "day", prepared.daily),
-    ] {
-      let add = try database.statement(
-        """
-        INSERT INTO \(table) (app_no, is_test, \(time), dims_no, action, events)
-        VALUES (?, ?, ?, ?, ?, ?)
-        ON CONFLICT DO UPDATE SET events = events + excluded.events
-        """)
-      for (key, events) in buckets {
-        try add.bind(1, key.appNo)
-        try add.bind(2, Int64(key.isTest ? 1 : 0))
-        try add.bind(3, key.time)
-        try add.bind(4, key.dimsNo)
-        try add.bind(5, Int64(key.action))
-        try add.bind(6, events)
-        try add.run()
+    var counts: [DimensionCount] = []
+    var day: DimensionCountRuns.Day?
+    for (key, events) in prepared.hourly {
+      let keyDay = Timestamp.dayNumber(hour: key.time)
+      let next = DimensionCountRuns.Day(appNo: key.appNo, isTest: key.isTest, day: keyDay)
+      if let current = day, current != next {
+        try DimensionCountRuns.append(counts, to: current, database)
+        counts.removeAll(keepingCapacity: true)
       }
+      day = next
+      counts.append(
+        DimensionCount(
+          dimsNo: key.dimsNo, action: key.action, hourOfDay: UInt8(key.time - keyDay * 24),
+          events: Int64(events)))
     }
+    if let day { try DimensionCountRuns.append(counts, to: day, database) }
   }
 
   /// Partial counts sorted in key order, those of one bucket summed.

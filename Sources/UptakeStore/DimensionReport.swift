@@ -1,10 +1,10 @@
 import UptakeCore
 
 extension ReportQueries {
-  /// Any grouping, from the tables of schema/0005_dimension_rollups.sql
-  /// plus the events not folded yet: event counts from the daily (or
-  /// hourly) rows of the range, distinct installs from its presence rows
-  /// (`PresenceCounter`). Costs in proportion to those rows.
+  /// Any grouping, from the dimension rollups plus the events not folded
+  /// yet: event counts from the count runs of the range's days
+  /// (`DimensionCountRuns`), distinct installs from their presence runs
+  /// (`PresenceCounter`). Costs in proportion to those entries.
   func groupedFromDimensions(
     appNo: Int64, keys: [GroupKey], granularity: Granularity, range: DayRange, test: TestFilter
   ) throws(StoreError) -> [GroupedRow] {
@@ -64,36 +64,38 @@ extension ReportQueries {
     let hours: SIMD4<Int64>
   }
 
+  /// Adds the count runs' events, a day at a time. By day, a day's counts
+  /// are summed in an array by slot first: its runs hold an entry per
+  /// hour, up to 24 times the groups a day has.
   private func addEventCounts(
     _ grouping: inout DimensionGrouping, appNo: Int64, flags: [Bool], range: DayRange
   ) throws(StoreError) {
-    let statement =
-      grouping.hourly
-      ? try database.statement(
-        """
-        SELECT hour, dims_no, action, events FROM hourly_dimension_counts
-        WHERE app_no = ? AND is_test = ? AND hour BETWEEN ? AND ?
-        """)
-      : try database.statement(
-        """
-        SELECT day, dims_no, action, events FROM daily_dimension_counts
-        WHERE app_no = ? AND is_test = ? AND day BETWEEN ? AND ?
-        """)
-    let perDay: Int64 = grouping.hourly ? 24 : 1
-    for isTest in flags {
-      try statement.bind(1, appNo)
-      try statement.bind(2, Int64(isTest ? 1 : 0))
-      try statement.bind(3, range.fromDay * perDay)
-      try statement.bind(4, (range.toDay + 1) * perDay - 1)
-      while try statement.step() {
-        let time = statement.int64(0)
-        grouping.addEvents(
-          statement.int(3),
-          time: grouping.hourly ? grouping.time(hour: time) : grouping.time(day: time),
-          slot: grouping.slot(
-            part: try grouping.part(dimsNo: statement.int64(1)), action: statement.int(2)))
+    var counts: [DimensionCount] = []
+    var sums = [Int](repeating: 0, count: grouping.hourly ? 0 : grouping.slotCount)
+    var touched: [Int] = []
+    for day in stride(from: range.fromDay, through: range.toDay, by: 1) {
+      counts.removeAll(keepingCapacity: true)
+      for isTest in flags {
+        try DimensionCountRuns.read(
+          DimensionCountRuns.Day(appNo: appNo, isTest: isTest, day: day), into: &counts, database)
       }
-      statement.reset()
+      for count in counts {
+        let slot = grouping.slot(
+          part: try grouping.part(dimsNo: count.dimsNo), action: Int(count.action))
+        if grouping.hourly {
+          grouping.addEvents(
+            Int(count.events), time: grouping.time(hour: day * 24 + Int64(count.hourOfDay)),
+            slot: slot)
+        } else {
+          if sums[slot] == 0 { touched.append(slot) }
+          sums[slot] += Int(count.events)
+        }
+      }
+      for slot in touched {
+        grouping.addEvents(sums[slot], time: grouping.time(day: day), slot: slot)
+        sums[slot] = 0
+      }
+      touched.removeAll(keepingCapacity: true)
     }
   }
 

@@ -16,12 +16,7 @@ struct PresenceEntry: PackedEntry, Equatable {
 
   func pack(into bytes: inout [UInt8]) {
     installKey.pack(into: &bytes)
-    var dims = UInt64(bitPattern: dimsNo)
-    while dims >= 0x80 {
-      bytes.append(UInt8(truncatingIfNeeded: dims) | 0x80)
-      dims >>= 7
-    }
-    bytes.append(UInt8(dims))
+    Varint.pack(UInt64(bitPattern: dimsNo), into: &bytes)
     var present: UInt8 = 0
     for action in 0..<4 where hours[action] != 0 { present |= 1 << action }
     bytes.append(present)
@@ -39,17 +34,7 @@ struct PresenceEntry: PackedEntry, Equatable {
     guard offset + 10 <= blob.count else { return nil }
     let key = Int64(littleEndian: blob.loadUnaligned(fromByteOffset: offset, as: Int64.self))
     var at = offset + 8
-    var dims: UInt64 = 0
-    var shift: UInt64 = 0
-    while at < blob.count {
-      let byte = blob[at]
-      at += 1
-      dims |= UInt64(byte & 0x7f) << shift
-      if byte < 0x80 { break }
-      shift += 7
-      if shift > 63 { return nil }
-    }
-    guard at < blob.count else { return nil }
+    guard let dims = Varint.unpack(blob, &at), at < blob.count else { return nil }
     let present = blob[at]
     at += 1
     var hours = SIMD4<Int64>()
@@ -228,89 +213,40 @@ final class PresenceRunSet {
 /// The fold's writes to presence_runs: a run appended per (app, test flag,
 /// day) it touches, and the day's small runs merged once there are many.
 enum PresenceRuns {
-  /// A run at least this long is never merged again: a merge holds its
-  /// runs and its result in memory, so this bounds it near 8 × 32k entries
-  /// of ~14 bytes, 3.6 MiB each way. At 64k, with each merge's entries
-  /// decoded into an array, sustained batches took uptaked from 90 to
-  /// 145 MiB resident. A fold's run under a flood (~50k entries) is full
-  /// from the start, so floods merge nothing.
-  static let fullRunEntries = 1 << 15
-  /// Runs under `fullRunEntries` a day may have before the fold merges
-  /// them: a report merges a day's runs entry by entry, so few is fast.
-  static let maxSmallRuns = 8
+  /// A run at least 32k entries long is never merged again: a merge holds
+  /// its runs and its result in memory, so this bounds it near 8 × 32k
+  /// entries of ~14 bytes, 3.6 MiB each way. At 64k, with each merge's
+  /// entries decoded into an array, sustained batches took uptaked from 90
+  /// to 145 MiB resident. A fold's run under a flood (~50k entries) is full
+  /// from the start, so floods merge nothing. A report merges a day's runs
+  /// entry by entry, so 8 small runs at most keep it fast.
+  static let table = RunTable(name: "presence_runs", fullRunEntries: 1 << 15, maxSmallRuns: 8)
 
   /// A day's presence rows of one app and test flag.
-  struct Day: Hashable {
-    let appNo: Int64
-    let isTest: Bool
-    let day: Int64
-  }
+  typealias Day = RunTable.Day
 
   /// Appends `entries` (sorted, one per install and dimension set) as a
   /// new run of `day`, merging them with the day's small runs when it has
-  /// `maxSmallRuns` of them.
+  /// enough of them.
   static func append(_ entries: [PresenceEntry], to day: Day, _ database: Database)
     throws(StoreError)
   {
-    let list = try database.statement(
-      "SELECT run, entries FROM presence_runs WHERE app_no = ? AND is_test = ? AND day = ?")
-    try bind(list, day)
-    var highest: Int64 = -1
-    var small: [Int64] = []
-    while try list.step() {
-      highest = max(highest, list.int64(0))
-      if list.int(1) < fullRunEntries { small.append(list.int64(0)) }
-    }
-    list.reset()
-
+    let (highest, small) = try table.runsToMerge(of: day, database)
     var packed = PresenceEntry.packed(entries)
     var count = entries.count
-    if small.count >= maxSmallRuns {
-      let read = try database.statement(
-        "SELECT packed FROM presence_runs WHERE app_no = ? AND is_test = ? AND day = ? AND run = ?"
-      )
-      let remove = try database.statement(
-        "DELETE FROM presence_runs WHERE app_no = ? AND is_test = ? AND day = ? AND run = ?")
+    if !small.isEmpty {
       let runs = PresenceRunSet()
       runs.append(packed)
-      for number in small {
-        try bind(read, day)
-        try read.bind(4, number)
-        if try read.step() { read.withBlob(0) { runs.append($0) } }
-        read.reset()
-        try bind(remove, day)
-        try remove.bind(4, number)
-        try remove.run()
-      }
+      try table.take(small, of: day, database) { runs.append($0) }
       (packed, count) = runs.packedCombined()
     }
-    let add = try database.statement(
-      """
-      INSERT INTO presence_runs (app_no, is_test, day, run, entries, packed)
-      VALUES (?, ?, ?, ?, ?, ?)
-      """)
-    try bind(add, day)
-    try add.bind(4, highest + 1)
-    try add.bind(5, count)
-    try add.bind(6, packed)
-    try add.run()
+    try table.add(packed, entries: count, number: highest + 1, to: day, database)
   }
 
   /// Adds the runs of `day` to `runs`.
   static func read(_ day: Day, into runs: PresenceRunSet, _ database: Database)
     throws(StoreError)
   {
-    let read = try database.statement(
-      "SELECT packed FROM presence_runs WHERE app_no = ? AND is_test = ? AND day = ? ORDER BY run"
-    )
-    try bind(read, day)
-    while try read.step() { read.withBlob(0) { runs.append($0) } }
-    read.reset()
-  }
-
-  private static func bind(_ statement: Statement, _ day: Day) throws(StoreError) {
-    try statement.bind(1, day.appNo)
-    try statement.bind(2, Int64(day.isTest ? 1 : 0))
-    try statement.bind(3, day.day)
+    try table.read(day, database) { runs.append($0) }
   }
 }

@@ -11,6 +11,7 @@ enum SQLFunctions {
     for register in [
       registerInstallKey, { registerPack($0, .installKey) }, { registerPack($0, .firstImpression) },
       { registerPack($0, .versionChange) }, { registerPack($0, .presence) },
+      { registerPack($0, .dimensionCount) },
     ] {
       let code = register(handle)
       guard code == SQLITE_OK else { return code }
@@ -57,23 +58,26 @@ enum SQLFunctions {
   }
 
   /// `uptake_pack(install_key)`, `uptake_pack(install_key, first_ts,
-  /// first_version)`, `uptake_pack_changes(ts, from_version, to_version)`
-  /// and `uptake_pack_presence(install_key, dims_no, impression_hours,
-  /// download_hours, later_hours, ignore_hours)`, aggregates: the group's
-  /// entries packed as they are stored (`Int64`, `FirstImpression`,
-  /// `VersionChange`, `PresenceEntry`), so a migration packs existing rows
+  /// first_version)`, `uptake_pack_changes(ts, from_version, to_version)`,
+  /// `uptake_pack_presence(install_key, dims_no, impression_hours,
+  /// download_hours, later_hours, ignore_hours)` and
+  /// `uptake_pack_counts(dims_no, action, hour_of_day, events)`, aggregates:
+  /// the group's entries packed as they are stored (`Int64`,
+  /// `FirstImpression`, `VersionChange`, `PresenceEntry`,
+  /// `DimensionCount`), so a migration packs existing rows
   /// in one statement. The user data says which. A presence run must be
   /// sorted: its entries are sorted at the end if SQLite fed them out of
   /// order (it reads install_presence in key order, so they come sorted).
   private enum PackKind: Int {
     case installKey = 1
-    case firstImpression, versionChange, presence
+    case firstImpression, versionChange, presence, dimensionCount
 
     var name: String {
       switch self {
       case .installKey, .firstImpression: "uptake_pack"
       case .versionChange: "uptake_pack_changes"
       case .presence: "uptake_pack_presence"
+      case .dimensionCount: "uptake_pack_counts"
       }
     }
 
@@ -81,6 +85,7 @@ enum SQLFunctions {
       switch self {
       case .installKey: 1
       case .firstImpression, .versionChange: 3
+      case .dimensionCount: 4
       case .presence: 6
       }
     }
@@ -116,6 +121,11 @@ enum SQLFunctions {
           PresenceEntry(
             installKey: integer(0), dimsNo: integer(1),
             hours: SIMD4(integer(2), integer(3), integer(4), integer(5))
+          ).pack(into: &entry)
+        case .dimensionCount:
+          DimensionCount(
+            dimsNo: integer(0), action: UInt8(truncatingIfNeeded: integer(1)),
+            hourOfDay: UInt8(truncatingIfNeeded: integer(2)), events: integer(3)
           ).pack(into: &entry)
         }
         let buffer = raw.assumingMemoryBound(to: PackBuffer.self)

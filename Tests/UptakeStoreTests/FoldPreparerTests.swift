@@ -33,8 +33,8 @@ struct FoldPreparerTests {
     let tables = [
       "daily_counts", "daily_buckets", "bucket_members", "install_days", "daily_versions",
       "daily_active",
-      "version_changes", "funnel_downloads", "dimension_sets", "hourly_dimension_counts",
-      "daily_dimension_counts", "presence_runs", "daily_install_chunks",
+      "version_changes", "funnel_downloads", "dimension_sets", "dimension_count_runs",
+      "presence_runs", "daily_install_chunks",
       "funnel_impression_chunks", "store_state",
     ]
     var dump: [String: [String]] = [:]

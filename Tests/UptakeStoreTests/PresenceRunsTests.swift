@@ -126,20 +126,10 @@ struct PresenceRunsTests {
   @Test("folding a day in many small folds merges its runs and keeps the presence of one fold")
   func manySmallFolds() throws {
     let slices = Self.slices()
-    let stepwise = try ScratchDirectory()
-    let atOnce = try ScratchDirectory()
-    defer {
-      stepwise.remove()
-      atOnce.remove()
-    }
-    let small = try ShopStore(stepwise)
-    for slice in slices {
-      let stored = try small.store(slice)
-      #expect(try small.inserter.foldRollups(maxEvents: stored) == stored)
-    }
-    let whole = try ShopStore(atOnce)
-    _ = try whole.store(slices.flatMap { $0 })
-    while try whole.inserter.foldRollups() > 0 {}
+    let folded = try FoldedTwice(slices)
+    defer { folded.remove() }
+    let small = folded.stepwise
+    let whole = folded.atOnce
 
     let (entries, sizes) = try Self.presence(small.database)
     let (expected, wholeSizes) = try Self.presence(whole.database)
@@ -148,7 +138,7 @@ struct PresenceRunsTests {
     #expect(wholeSizes[day]?.count == 1)
     let runs = try #require(sizes[day])
     #expect(runs.count < slices.count, "the small runs were merged")
-    #expect(runs.count == PresenceRuns.maxSmallRuns, "reports merge several runs; \(runs)")
+    #expect(runs.count == PresenceRuns.table.maxSmallRuns, "reports merge several runs; \(runs)")
     #expect((expected[day]?.count ?? 0) > 2000, "installs with several dimension sets")
 
     // The reports read the same installs from both.

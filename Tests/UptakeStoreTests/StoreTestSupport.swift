@@ -80,6 +80,31 @@ struct ShopStore {
   }
 }
 
+/// The same slices of events stored twice, each in a scratch store of its
+/// own: folded slice by slice, a fold each, and folded all at once.
+/// `remove()` deletes both.
+struct FoldedTwice {
+  let stepwise: ShopStore
+  let atOnce: ShopStore
+  private let directories: [ScratchDirectory]
+
+  init(_ slices: [[Event]]) throws {
+    directories = [try ScratchDirectory(), try ScratchDirectory()]
+    stepwise = try ShopStore(directories[0])
+    for slice in slices {
+      let stored = try stepwise.store(slice)
+      #expect(try stepwise.inserter.foldRollups(maxEvents: stored) == stored)
+    }
+    atOnce = try ShopStore(directories[1])
+    _ = try atOnce.store(slices.flatMap { $0 })
+    while try atOnce.inserter.foldRollups() > 0 {}
+  }
+
+  func remove() {
+    for directory in directories { directory.remove() }
+  }
+}
+
 extension Database {
   /// Rows in the events table.
   func storedEventCount() throws -> Int64 {
