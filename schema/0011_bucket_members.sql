@@ -26,11 +26,11 @@ CREATE TABLE bucket_members (
   PRIMARY KEY (bucket_no, install_key)
 ) WITHOUT ROWID;
 
--- Every bucket with members has its counts row. Numbered in key order, the
--- buckets read in number order bring daily_installs' rows in bucket_members'
--- key order, so they are appended without a sort.
+-- Numbered in daily_installs' key order, the buckets read in number order
+-- bring its rows in bucket_members' key order, so they are appended without
+-- a sort.
 INSERT INTO daily_buckets (app_no, is_test, update_id, day, action)
-SELECT app_no, is_test, update_id, day, action FROM daily_counts
+SELECT DISTINCT app_no, is_test, update_id, day, action FROM daily_installs
 ORDER BY app_no, is_test, update_id, day, action;
 
 INSERT INTO bucket_members (bucket_no, install_key, first_ts, first_version)
