@@ -188,13 +188,18 @@ public final class EventInserter {
   public static let foldStepEvents = 50_000
   /// Events per fold step while batches keep coming and the backlog is
   /// under `maxUnfoldedUnderLoad`, so the wait a step adds to requests
-  /// stays near 100 ms. Past the cap the writer folds in `foldStepEvents`
-  /// steps instead: then the fold must keep pace with ingest, and its cost
-  /// an event falls with the step, as each step writes a page of the
-  /// install tables once for all its events that land there (per event
-  /// folded, 24 us in 10k steps against 14 us in 50k ones on this loaded
-  /// machine; docs/profile-ingest.md).
+  /// stays near 100 ms. Past the cap the writer folds in
+  /// `floodFoldStepEvents` steps instead.
   public static let busyFoldStepEvents = 10_000
+  /// Events per fold step while batches keep coming past the cap: then the
+  /// fold must keep pace with ingest, and its cost an event falls with the
+  /// step, as each step writes a page of the rollup tables once for all
+  /// its events that land there. Sustained 100-event batches: 84k events/s
+  /// in 25k steps, 97k in 50k, 110k in 100k, 122k in 150k, with request p99
+  /// 0.49, 0.66, 0.91 and 1.15 s and peak RSS 102, 111 and 124 MiB for the
+  /// last three (docs/profile-ingest.md). 100k keeps a flood's requests
+  /// under a second.
+  public static let floodFoldStepEvents = 100_000
 
   /// True while the duplicate index merges its in-memory level to disk.
   public var isMergingDuplicates: Bool { dedup.isMerging }
@@ -207,16 +212,20 @@ public final class EventInserter {
   }
 
   /// Does one step of upkeep: a slice of the duplicate index's merge, or a
-  /// fold of stored events into the aggregates, a short one when `busy`
-  /// unless the backlog is past `maxUnfoldedUnderLoad`.
+  /// fold of stored events into the aggregates: a short one when `busy`, a
+  /// long one when busy past `maxUnfoldedUnderLoad`.
   public func performMaintenanceStep(mayFold: Bool, busy: Bool) throws(StoreError) {
     if dedup.isMerging {
       try dedup.mergeNextChunk(database)
       return
     }
-    if needsMaintenance(mayFold: mayFold) {
-      let short = busy && unfoldedEvents <= Self.maxUnfoldedUnderLoad
-      try foldRollups(maxEvents: short ? Self.busyFoldStepEvents : Self.foldStepEvents)
+    guard needsMaintenance(mayFold: mayFold) else { return }
+    if !busy {
+      try foldRollups(maxEvents: Self.foldStepEvents)
+    } else if unfoldedEvents <= Self.maxUnfoldedUnderLoad {
+      try foldRollups(maxEvents: Self.busyFoldStepEvents)
+    } else {
+      try foldRollups(maxEvents: Self.floodFoldStepEvents)
     }
   }
 }
