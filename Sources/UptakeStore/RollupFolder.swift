@@ -129,7 +129,8 @@ enum RollupFolder {
         appNo: first.appNo, isTest: first.isTest, updateId: batch.updateIds[Int(first.update)],
         day: Int64(first.day), action: Int(first.action))
       let isImpression = first.action == UInt8(Action.impression.rawValue)
-      // Events without an install sort last in their bucket.
+      // Events with an install sort first in their bucket, so a bucket
+      // whose first event has none has no members, and needs no number.
       let bucketNo = first.hasInstall ? try buckets.number(bucket) : 0
       var added = 0
       var firstTs = Int64.max
