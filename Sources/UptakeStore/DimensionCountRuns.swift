@@ -76,10 +76,9 @@ enum DimensionCountRuns {
       try table.take(small, of: day, database) { DimensionCount.unpackAll($0, into: &merged) }
       merged = summed(merged)
     }
-    var packed: [UInt8] = []
-    packed.reserveCapacity(merged.count * 6)
-    for count in merged { count.pack(into: &packed) }
-    try table.add(packed, entries: merged.count, number: highest + 1, to: day, database)
+    try table.add(
+      merged.packed(reservingPerEntry: 6), entries: merged.count, number: highest + 1, to: day,
+      database)
   }
 
   /// Appends the counts of every run of `day` to `counts`.

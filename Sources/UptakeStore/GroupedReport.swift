@@ -58,7 +58,7 @@ extension ReportQueries {
       }
 
       let tail = try RollupTail.load(database, appNo: appNo)
-      let findBucket = try database.statement(DailyBuckets.findSQL)
+      let buckets = try DailyBuckets(database)
       let isMember = try database.statement(
         "SELECT 1 FROM bucket_members WHERE bucket_no = ? AND install_key = ?")
       for (bucket, bucketCounts) in tail.daily
@@ -72,7 +72,7 @@ extension ReportQueries {
           appNo: bucket.appNo, isTest: bucket.isTest, updateId: bucket.updateId, day: bucket.day,
           action: bucket.action.rawValue)
         // A bucket no fold has numbered has no folded members yet.
-        guard let bucketNo = try DailyBuckets.number(of: folded, using: findBucket) else {
+        guard let bucketNo = try buckets.known(folded) else {
           groups[key, default: (0, 0)].installs += installs.count
           continue
         }

@@ -20,6 +20,15 @@ enum InstallChunks {
     var updateId: String
     var day: Int64
     var action: Int
+
+    /// Binds the bucket's key to parameters 1–5.
+    func bind(to statement: Statement) throws(StoreError) {
+      try statement.bind(1, appNo)
+      try statement.bind(2, Int64(isTest ? 1 : 0))
+      try statement.bind(3, updateId)
+      try statement.bind(4, day)
+      try statement.bind(5, action)
+    }
   }
 
   /// Appends entries to buckets of one table, filling each bucket's last
@@ -45,7 +54,7 @@ enum InstallChunks {
 
     func append(_ entries: [Entry], to bucket: Bucket) throws(StoreError) {
       guard !entries.isEmpty else { return }
-      try bind(last, bucket)
+      try bucket.bind(to: last)
       var chunk: Int64 = 0
       var packed: [UInt8] = []
       var count = 0
@@ -65,7 +74,7 @@ enum InstallChunks {
         for entry in taken { entry.pack(into: &packed) }
         count += taken.count
         remaining = remaining.dropFirst(taken.count)
-        try bind(write, bucket)
+        try bucket.bind(to: write)
         try write.bind(6, chunk)
         try write.bind(7, count)
         try write.bind(8, packed)
@@ -74,14 +83,6 @@ enum InstallChunks {
         count = 0
         packed.removeAll(keepingCapacity: true)
       }
-    }
-
-    private func bind(_ statement: Statement, _ bucket: Bucket) throws(StoreError) {
-      try statement.bind(1, bucket.appNo)
-      try statement.bind(2, Int64(bucket.isTest ? 1 : 0))
-      try statement.bind(3, bucket.updateId)
-      try statement.bind(4, bucket.day)
-      try statement.bind(5, bucket.action)
     }
   }
 }

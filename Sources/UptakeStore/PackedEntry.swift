@@ -6,6 +6,16 @@ protocol PackedEntry {
   func pack(into bytes: inout [UInt8])
 }
 
+extension Array where Element: PackedEntry {
+  /// The entries packed one after another, as one blob.
+  func packed(reservingPerEntry bytesPerEntry: Int) -> [UInt8] {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(count * bytesPerEntry)
+    for entry in self { entry.pack(into: &bytes) }
+    return bytes
+  }
+}
+
 /// Unsigned LEB128: 7 bits a byte, low first, the high bit set on all but
 /// the last; small numbers (dimension set numbers, counts) take a byte or
 /// two.

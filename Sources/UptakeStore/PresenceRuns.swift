@@ -64,15 +64,7 @@ struct PresenceEntry: PackedEntry, Equatable {
     offset = 0
     while let entry = unpack(bytes, &offset) { entries.append(entry) }
     entries.sort { $0.precedes($1) }
-    packed(entries).withUnsafeBytes { blob.copyMemory(from: $0) }
-  }
-
-  /// `entries` (sorted) as one blob.
-  static func packed(_ entries: [PresenceEntry]) -> [UInt8] {
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(entries.count * 14)
-    for entry in entries { entry.pack(into: &bytes) }
-    return bytes
+    entries.packed(reservingPerEntry: 14).withUnsafeBytes { blob.copyMemory(from: $0) }
   }
 }
 
@@ -232,7 +224,7 @@ enum PresenceRuns {
     throws(StoreError)
   {
     let (highest, small) = try table.runsToMerge(of: day, database)
-    var packed = PresenceEntry.packed(entries)
+    var packed = entries.packed(reservingPerEntry: 14)
     var count = entries.count
     if !small.isEmpty {
       let runs = PresenceRunSet()

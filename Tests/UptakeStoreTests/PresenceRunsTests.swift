@@ -80,7 +80,7 @@ struct PresenceRunsTests {
       PresenceEntry(installKey: 0, dimsNo: 128, hours: SIMD4(0xFFFFFF, 0, 0, 1 << 12)),
       PresenceEntry(installKey: .max, dimsNo: 1 << 40, hours: SIMD4(3, 5, 7, 0xFFFFFF)),
     ]
-    let blob = PresenceEntry.packed(entries)
+    let blob = entries.packed(reservingPerEntry: 14)
     var decoded: [PresenceEntry] = []
     blob.withUnsafeBytes { bytes in
       var offset = 0

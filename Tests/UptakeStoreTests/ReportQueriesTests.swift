@@ -202,40 +202,28 @@ struct ReportQueriesTests {
   func groupedBucketsAcrossTheFold() throws {
     let scratch = try ScratchDirectory()
     defer { scratch.remove() }
-    let database = try scratch.openDatabase()
-    let shop = try database.addApp("shop")
-    let inserter = EventInserter(database: database)
-    _ = try inserter.insert([
-      batch(
-        shop,
-        [
-          event(installId: "i1", at: "2026-03-10T08:00:00Z"),
-          event(installId: "i2", at: "2026-03-10T09:00:00Z"),
-        ])
+    let shop = try ShopStore(scratch)
+    _ = try shop.store([
+      event(installId: "i1", at: "2026-03-10T08:00:00Z"),
+      event(installId: "i2", at: "2026-03-10T09:00:00Z"),
     ])
-    try inserter.foldRollups()
+    try shop.inserter.foldRollups()
     // Not folded: i1 again in its bucket, i3 new to it, i2 in the next
     // day's bucket, and a download, whose bucket no fold has met.
-    _ = try inserter.insert([
-      batch(
-        shop,
-        [
-          event(installId: "i1", at: "2026-03-10T10:00:00Z"),
-          event(installId: "i3", at: "2026-03-10T11:00:00Z"),
-          event(installId: "i2", at: "2026-03-11T09:00:00Z"),
-          event(action: .download, installId: "i1", at: "2026-03-10T12:00:00Z"),
-        ])
+    _ = try shop.store([
+      event(installId: "i1", at: "2026-03-10T10:00:00Z"),
+      event(installId: "i3", at: "2026-03-10T11:00:00Z"),
+      event(installId: "i2", at: "2026-03-11T09:00:00Z"),
+      event(action: .download, installId: "i1", at: "2026-03-10T12:00:00Z"),
     ])
-    let rows = try ReportQueries(database: database).grouped(
-      appNo: shop, keys: [.date, .updateId, .action], granularity: .day,
+    let rows = try ReportQueries(database: shop.database).grouped(
+      appNo: shop.appNo, keys: [.date, .updateId, .action], granularity: .day,
       range: DayRange(
         fromDay: try #require(Timestamp.parseDate("2026-03-10")),
         toDay: try #require(Timestamp.parseDate("2026-03-11"))),
       test: .exclude)
     #expect(
-      rows.map {
-        ($0.keys.map { $0 ?? "-" } + ["\($0.events)", "\($0.installs)"]).joined(separator: " ")
-      }
+      rows.map(ReportFixture.line)
         == [
           "2026-03-10 u1 download 1 1", "2026-03-10 u1 impression 4 3",
           "2026-03-11 u1 impression 1 1",
@@ -346,9 +334,12 @@ struct ReportFixture {
   ) throws -> String {
     try queries.grouped(
       appNo: shop, keys: keys, granularity: granularity, range: range(from, to), test: test
-    ).map { row in
-      (row.keys.map { $0 ?? "-" } + [String(row.events), String(row.installs)]).joined(
-        separator: " ")
-    }.joined(separator: "\n")
+    ).map(Self.line).joined(separator: "\n")
+  }
+
+  /// A row as text: the key values ("-" for none), events, installs.
+  static func line(_ row: GroupedRow) -> String {
+    (row.keys.map { $0 ?? "-" } + [String(row.events), String(row.installs)]).joined(
+      separator: " ")
   }
 }
