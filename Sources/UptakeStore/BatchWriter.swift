@@ -71,6 +71,7 @@ public final class BatchWriter: @unchecked Sendable {
   private var maintenanceFailed = false
   private var foldSchedule = FoldSchedule()
   private var checkpointSchedule: WALCheckpointSchedule
+  private var logSize = LogSizeSample()
   private let readGate: ReadGate
   /// Seconds between attempts of upkeep that failed (a full disk, say).
   static let maintenanceRetrySeconds = 1.0
@@ -251,7 +252,9 @@ public final class BatchWriter: @unchecked Sendable {
   /// `WALCheckpointSchedule` for why and when. Best effort: a log that stays
   /// long costs disk space and read speed, never correctness.
   private func restartLogIfDue() {
-    var step = checkpointSchedule.step(walBytes: inserter.walBytes, now: Date())
+    let now = Date()
+    let walBytes = logSize.bytes(now: now) { inserter.walBytes }
+    var step = checkpointSchedule.step(walBytes: walBytes, now: now)
     if step == .backfill {
       // A failed backfill (disk full) leaves the frames to the restart.
       let left = (try? inserter.backfillWriteAheadLog()) ?? 0

@@ -156,3 +156,26 @@ struct WALCheckpointTests {
     #expect(try database.scalarInt("SELECT 42") == 42)
   }
 }
+
+@Suite("The log's size, read at most every interval")
+struct LogSizeSampleTests {
+  @Test("a read within the interval answers the last size; one after it reads again")
+  func readsAtMostEveryInterval() {
+    var sample = LogSizeSample()
+    var reads = 0
+    var size = 100
+    let start = Date(timeIntervalSince1970: 1_000_000)
+    func bytes(after seconds: Double) -> Int {
+      sample.bytes(now: start.addingTimeInterval(seconds)) {
+        reads += 1
+        return size
+      }
+    }
+    #expect(bytes(after: 0) == 100)
+    size = 200
+    #expect(bytes(after: LogSizeSample.interval / 2) == 100)
+    #expect(reads == 1)
+    #expect(bytes(after: LogSizeSample.interval * 1.01) == 200)
+    #expect(reads == 2)
+  }
+}
