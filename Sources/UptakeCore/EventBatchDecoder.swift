@@ -161,14 +161,20 @@ public struct EventBatchDecoder: Sendable {
           "\"events\" must hold 1 to \(limits.maxEventsPerBatch) events, not more")
       }
       batch.total += 1
-      let (value, start, end) = try json { () throws(JSONParseError) in
+      let (result, start, end) = try json { () throws(JSONParseError) in
         reader.skipWhitespace()
         let start = reader.position
-        let value = try reader.parseValue(depth: 2)
-        return (value, start, reader.position)
+        let result: Result<Event, EventValidationError>
+        if reader.current == UInt8(ascii: "{") {
+          result = try validator.validateObject(&reader, depth: 2, receivedAtMs: receivedAtMs)
+        } else {
+          let value = try reader.parseValue(depth: 2)
+          result = validator.validate(value, receivedAtMs: receivedAtMs)
+        }
+        return (result, start, reader.position)
       }
       if end - start > limits.maxEventBytes { throw .eventTooLarge(index: index) }
-      switch validator.validate(value, receivedAtMs: receivedAtMs) {
+      switch result {
       case .success(let event):
         batch.events.append(event)
         batch.eventIndexes.append(index)

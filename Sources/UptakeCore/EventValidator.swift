@@ -55,7 +55,65 @@ public struct EventValidator: Sendable {
     }
   }
 
+  /// Validates the event object at the reader's current `{`, which has
+  /// `depth` containers around it, reading the contract's fields straight
+  /// from the bytes: unlike `validate(_:receivedAtMs:)` after
+  /// `JSONReader.parseValue`, it builds no member list and no key strings,
+  /// most of the decoding cost of a small event. Same rules, same answers;
+  /// throws only when the JSON itself is malformed.
+  func validateObject(_ reader: inout JSONReader, depth: Int, receivedAtMs: Int64)
+    throws(JSONParseError) -> Result<Event, EventValidationError>
+  {
+    let level = try reader.enter(depth: depth)
+    var fields = Fields()
+    if reader.current == UInt8(ascii: "}") {
+      reader.position += 1
+    } else {
+      while true {
+        reader.skipWhitespace()
+        let field = try reader.parseKey(among: Fields.names)
+        let value = try reader.parseValue(depth: level)
+        // Later duplicates overwrite earlier ones, as in `validate`.
+        if let field { fields.set(field, value) }
+        reader.skipWhitespace()
+        let byte = reader.current
+        reader.position += 1
+        if byte == UInt8(ascii: "}") { break }
+        if byte != UInt8(ascii: ",") {
+          reader.position -= 1
+          throw reader.unexpected("where ',' or '}' should be")
+        }
+      }
+    }
+    do {
+      return .success(try event(from: fields, receivedAtMs: receivedAtMs))
+    } catch {
+      return .failure(error)
+    }
+  }
+
   private struct Fields {
+    /// The keys `set` takes by index, as UTF-8.
+    static let names: [[UInt8]] = [
+      "id", "updateId", "action", "appVersion", "installId", "timestamp", "osVersion",
+      "platform", "previousAppVersion", "test",
+    ].map { Array($0.utf8) }
+
+    mutating func set(_ index: Int, _ value: JSONValue) {
+      switch index {
+      case 0: id = value
+      case 1: updateId = value
+      case 2: action = value
+      case 3: appVersion = value
+      case 4: installId = value
+      case 5: timestamp = value
+      case 6: osVersion = value
+      case 7: platform = value
+      case 8: previousAppVersion = value
+      default: test = value
+      }
+    }
+
     var id: JSONValue?
     var updateId: JSONValue?
     var action: JSONValue?

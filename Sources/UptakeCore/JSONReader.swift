@@ -71,6 +71,20 @@ struct JSONReader {
 
   /// Parses the string that starts at the current `"`.
   mutating func parseString() throws(JSONParseError) -> String {
+    let span = try scanString()
+    if !span.hasEscape {
+      return String(
+        decoding: UnsafeBufferPointer(rebasing: bytes[span.start..<span.end]), as: UTF8.self)
+    }
+    return try decodeEscapes(from: span.start, to: span.end)
+  }
+
+  /// The bytes between the quotes of the string that starts at the current
+  /// `"`, checked (terminated, no raw control characters, valid UTF-8); the
+  /// position moves past the closing quote. Escapes are left for the caller.
+  private mutating func scanString() throws(JSONParseError) -> (
+    start: Int, end: Int, hasEscape: Bool
+  ) {
     let start = position + 1
     var i = start
     var hasEscape = false
@@ -101,10 +115,7 @@ struct JSONReader {
       throw JSONParseError(message: "invalid UTF-8", offset: bad)
     }
     position = end + 1
-    if !hasEscape {
-      return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
-    }
-    return try decodeEscapes(from: start, to: end)
+    return (start, end, hasEscape)
   }
 
   private mutating func decodeEscapes(from start: Int, to end: Int) throws(JSONParseError)
@@ -325,6 +336,28 @@ struct JSONReader {
     position += 1
     skipWhitespace()
     return key
+  }
+
+  /// Parses `"key"` and the `:` after it, as `parseKey()` does, but answers
+  /// which of `names` the key is (its index), or nil for any other key. A
+  /// key written without escapes is compared as bytes, so the common case
+  /// builds no String.
+  mutating func parseKey(among names: [[UInt8]]) throws(JSONParseError) -> Int? {
+    guard current == UInt8(ascii: "\"") else { throw unexpected("where a key should be") }
+    let span = try scanString()
+    let index: Int?
+    if span.hasEscape {
+      let key = try decodeEscapes(from: span.start, to: span.end)
+      index = names.firstIndex { $0.elementsEqual(key.utf8) }
+    } else {
+      let key = UnsafeBufferPointer(rebasing: bytes[span.start..<span.end])
+      index = names.firstIndex { $0.elementsEqual(key) }
+    }
+    skipWhitespace()
+    guard current == UInt8(ascii: ":") else { throw unexpected("where ':' should be") }
+    position += 1
+    skipWhitespace()
+    return index
   }
 
   /// An error naming the byte at the current position.

@@ -104,6 +104,14 @@ struct IngestHandler: Sendable {
 
   /// The contract's 200 body.
   static func answer(_ outcome: InsertOutcome, _ rejected: [Rejection]) -> Response {
+    if rejected.isEmpty {
+      // Nearly every answer: two numbers in a fixed text, which costs a
+      // fifth of the instructions `JSONWriter` spends on it (callgrind).
+      let text =
+        #"{"accepted":\#(outcome.accepted),"duplicates":\#(outcome.duplicates),"rejected":[]}"#
+      return Response(
+        status: 200, headers: [("Content-Type", "application/json")], body: Array(text.utf8))
+    }
     var writer = JSONWriter()
     writer.beginObject()
     writer.member("accepted", outcome.accepted)

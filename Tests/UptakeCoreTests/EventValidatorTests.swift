@@ -284,3 +284,54 @@ private func quoted(_ text: String) -> String {
         == "osVersion: must be 1 to 32 characters")
   }
 }
+
+/// The same event validated from its parsed value and straight from the
+/// reader, as `EventBatchDecoder` does.
+private func bothWays(_ json: String) -> (
+  parsed: Result<Event, EventValidationError>, direct: Result<Event, EventValidationError>
+)? {
+  let bytes = Array(json.utf8)
+  let receivedAtMs: Int64 = 1_764_437_415_000
+  return bytes.withUnsafeBytes { raw in
+    var parsing = JSONReader(bytes: raw, maxDepth: 32)
+    var direct = JSONReader(bytes: raw, maxDepth: 32)
+    guard let value = try? parsing.parseValue(depth: 2),
+      let directResult = try? EventValidator().validateObject(
+        &direct, depth: 2, receivedAtMs: receivedAtMs)
+    else { return nil }
+    #expect(direct.position == parsing.position, "both end after the object")
+    return (EventValidator().validate(value, receivedAtMs: receivedAtMs), directResult)
+  }
+}
+
+@Suite("An event validated straight from the bytes")
+struct EventValidatorDirectTests {
+  @Test(
+    "answers as validating the parsed value does",
+    arguments: [
+      #"{"updateId":"u1","action":"impression","appVersion":"2.0"}"#,
+      #"{ "id" : "a" , "updateId":"u1","action":"download","appVersion":"2.0","installId":"i","platform":"ios","osVersion":"17.1","previousAppVersion":"1.9","test":true,"timestamp":1764437414000 }"#,
+      #"{"\u0069d":"escaped key","updateId":"u1","action":"later","appVersion":"2.0"}"#,
+      #"{"updateId":"u1","updateId":"u2","action":"ignore","appVersion":"2.0"}"#,
+      #"{"updateId":"u1","action":"impression","appVersion":"2.0","extra":{"deep":[1,2,{"x":null}]}}"#,
+      #"{"updateId":"u1","action":"impression","appVersion":null}"#,
+      #"{"updateId":"u1","action":"impression","appVersion":"2.0","installId":null,"test":"yes"}"#,
+      #"{"updateId":7,"action":"impression","appVersion":"2.0"}"#,
+      #"{"updateId":"u1","action":"clicked","appVersion":"2.0"}"#,
+      #"{"ID":"case matters","updateId":"u1","action":"impression","appVersion":"2.0"}"#,
+      #"{"updateI":"prefix","updateIdX":"longer","action":"impression","appVersion":"2.0"}"#,
+      #"{"updateId":"u1","action":"impression","appVersion":"2.\u00e9"}"#,
+      #"{}"#,
+    ])
+  func sameAnswer(_ json: String) throws {
+    let answers = try #require(bothWays(json))
+    #expect(answers.direct == answers.parsed)
+  }
+
+  @Test("malformed JSON inside the event throws, as parsing it does")
+  func malformedThrows() {
+    for json in [#"{"updateId":"u1",}"#, #"{"updateId" "u1"}"#, #"{"a":1 "b":2}"#, #"{"a":"\x"}"#] {
+      #expect(bothWays(json) == nil, "\(json)")
+    }
+  }
+}

@@ -114,6 +114,25 @@ struct IngestHandlerTests {
           == #"{"error":{"code":"unavailable","message":"ingest queue full or shutting down"}}"#)
     }
   }
+
+  @Test("the answer without rejections is the JSON the general writer builds")
+  func answerWithoutRejections() {
+    for (accepted, duplicates) in [(0, 0), (1, 0), (0, 1), (57, 943)] {
+      var writer = JSONWriter()
+      writer.beginObject()
+      writer.member("accepted", accepted)
+      writer.member("duplicates", duplicates)
+      writer.key("rejected")
+      writer.beginArray()
+      writer.endArray()
+      writer.endObject()
+      let response = IngestHandler.answer(
+        InsertOutcome(accepted: accepted, duplicates: duplicates), [])
+      #expect(response.status == 200)
+      #expect(String(decoding: response.body, as: UTF8.self) == writer.text)
+      #expect(response.headers.map { "\($0.0): \($0.1)" } == ["Content-Type: application/json"])
+    }
+  }
 }
 
 /// The ingest route of app "shop" over a temporary database, with a running

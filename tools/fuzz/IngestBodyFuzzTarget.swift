@@ -63,6 +63,25 @@ private func checkBody(_ body: [UInt8]) {
     precondition(rejection.error.contains(": "), "error not in field: message form")
   }
   for event in batch.events { checkEvent(event) }
+  checkSameAsParsed(body, batch)
+}
+
+/// The decoder validates each event straight from the bytes; validating
+/// the parsed document's events must give the same events and errors.
+private func checkSameAsParsed(_ body: [UInt8], _ batch: DecodedBatch) {
+  guard let document = try? parser.parse(body), case .array(let elements)? = document["events"]
+  else { preconditionFailure("an accepted body without an events array") }
+  precondition(elements.count == batch.total, "events counted differently")
+  var events: [Event] = []
+  var rejected: [Rejection] = []
+  for (index, element) in elements.enumerated() {
+    switch EventValidator().validate(element, receivedAtMs: receivedAtMs) {
+    case .success(let event): events.append(event)
+    case .failure(let error): rejected.append(Rejection(index: index, error: error.message))
+    }
+  }
+  precondition(events == batch.events, "events differ from the parsed document's")
+  precondition(rejected == batch.rejected, "rejections differ from the parsed document's")
 }
 
 /// The contract's per-event rules, restated, for every accepted event.
