@@ -32,6 +32,12 @@ public final class BatchWriter: @unchecked Sendable {
     /// (`WALCheckpointSchedule`): a little over the reports' time limit, by
     /// when every report that was reading has ended.
     public var maxReadHoldSeconds = 35.0
+    /// Events stored but not folded into the report aggregates after which
+    /// the writer folds at the pace of ingest (`EventInserter`). Higher
+    /// lets a burst be stored at the insert path's speed, while every report
+    /// during it reads the unfolded events; lower keeps reports quick and
+    /// slows a flood's ingest to the fold's rate sooner.
+    public var maxUnfoldedEvents = EventInserter.defaultMaxUnfoldedUnderLoad
 
     public init() {}
   }
@@ -93,7 +99,9 @@ public final class BatchWriter: @unchecked Sendable {
     database: Database, limits: Limits = Limits(), readGate: ReadGate = ReadGate(),
     observer: Observer = Observer()
   ) {
-    self.inserter = EventInserter(database: database)
+    let inserter = EventInserter(database: database)
+    inserter.maxUnfoldedUnderLoad = limits.maxUnfoldedEvents
+    self.inserter = inserter
     self.limits = limits
     self.readGate = readGate
     self.observer = observer
@@ -303,7 +311,7 @@ public final class BatchWriter: @unchecked Sendable {
 /// the last step, and at least nine times that step's duration. Every request
 /// waits for a busy step (tens of milliseconds), and reports add what is not
 /// folded yet, so a flood is better served by folding in its pauses; the
-/// backlog cap (`EventInserter.maxUnfoldedUnderLoad`) still bounds the lag.
+/// backlog cap (`Limits.maxUnfoldedEvents`) still bounds the lag.
 struct FoldSchedule {
   static let minimumInterval = 5.0
   static let busyShare = 0.1

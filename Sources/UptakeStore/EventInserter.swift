@@ -182,7 +182,10 @@ public final class EventInserter {
   /// folding many events at once is what keeps it cheap. Reports add the
   /// unfolded events on every query, which bounds this: at a million events
   /// a report reads them in well under a second, and only under a flood.
-  public static let maxUnfoldedUnderLoad = 1_000_000
+  public static let defaultMaxUnfoldedUnderLoad = 1_000_000
+  /// This writer's cap (`defaultMaxUnfoldedUnderLoad` unless the operator
+  /// trades reports' speed during a flood for ingest's, or the other way).
+  public var maxUnfoldedUnderLoad = defaultMaxUnfoldedUnderLoad
   /// Events per fold step when ingest has paused: each step is one
   /// transaction, so a new batch waits at most one step (~0.5 s here).
   public static let foldStepEvents = 50_000
@@ -208,7 +211,7 @@ public final class EventInserter {
   /// folding events into the aggregates when `mayFold`, or anyway once the
   /// backlog has grown past `maxUnfoldedUnderLoad`.
   public func needsMaintenance(mayFold: Bool) -> Bool {
-    dedup.isMerging || unfoldedEvents > (mayFold ? 0 : Self.maxUnfoldedUnderLoad)
+    dedup.isMerging || unfoldedEvents > (mayFold ? 0 : maxUnfoldedUnderLoad)
   }
 
   /// Does one step of upkeep: a slice of the duplicate index's merge, or a
@@ -222,7 +225,7 @@ public final class EventInserter {
     guard needsMaintenance(mayFold: mayFold) else { return }
     if !busy {
       try foldRollups(maxEvents: Self.foldStepEvents)
-    } else if unfoldedEvents <= Self.maxUnfoldedUnderLoad {
+    } else if unfoldedEvents <= maxUnfoldedUnderLoad {
       try foldRollups(maxEvents: Self.busyFoldStepEvents)
     } else {
       try foldRollups(maxEvents: Self.floodFoldStepEvents)

@@ -29,6 +29,10 @@ struct DaemonOptions {
       --max-queued-events N
                            events waiting for the writer before ingest answers
                            503 (default 100000)
+      --max-unfolded-events N
+                           events stored but not yet in the report aggregates
+                           after which folding keeps pace with ingest
+                           (default 1000000)
       --rate-limit-per-key RATE[:BURST]
                            requests per second per app key, answering 429
                            beyond it; burst defaults to 2 x RATE (default off)
@@ -115,6 +119,8 @@ struct DaemonOptions {
         options.configuration.maxDatabaseBytes = Int64(max(1, try number(argument))) << 20
       case "--max-queued-events":
         options.configuration.writerLimits.maxQueuedEvents = max(1, try number(argument))
+      case "--max-unfolded-events":
+        options.configuration.writerLimits.maxUnfoldedEvents = max(0, try number(argument))
       case "--log-level":
         options.logLevel = try value(argument)
         guard ["debug", "info", "warning", "error"].contains(options.logLevel) else {
