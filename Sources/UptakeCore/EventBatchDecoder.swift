@@ -114,16 +114,7 @@ public struct EventBatchDecoder: Sendable {
         } else {
           _ = try json { () throws(JSONParseError) in try reader.parseValue(depth: 1) }
         }
-        let done = try json { () throws(JSONParseError) in
-          reader.skipWhitespace()
-          let byte = reader.current
-          guard byte == UInt8(ascii: ",") || byte == UInt8(ascii: "}") else {
-            throw reader.unexpected("where ',' or '}' should be")
-          }
-          reader.position += 1
-          return byte == UInt8(ascii: "}")
-        }
-        if done { break }
+        if try json({ () throws(JSONParseError) in try reader.endOfMember() }) { break }
       }
     }
     try json { () throws(JSONParseError) in

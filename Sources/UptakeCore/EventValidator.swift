@@ -31,22 +31,11 @@ public struct EventValidator: Sendable {
       return .failure(EventValidationError("event: not an object"))
     }
     var fields = Fields()
-    // One pass with a switch instead of a subscript lookup per field: the
-    // later of two duplicates overwrites the earlier, as the subscript would.
+    // One pass instead of a subscript lookup per field: the later of two
+    // duplicates overwrites the earlier, as the subscript would.
     for (key, value) in members {
-      switch key {
-      case "id": fields.id = value
-      case "updateId": fields.updateId = value
-      case "action": fields.action = value
-      case "appVersion": fields.appVersion = value
-      case "installId": fields.installId = value
-      case "timestamp": fields.timestamp = value
-      case "osVersion": fields.osVersion = value
-      case "platform": fields.platform = value
-      case "previousAppVersion": fields.previousAppVersion = value
-      case "test": fields.test = value
-      default: continue
-      }
+      var key = key
+      if let field = key.withUTF8(Fields.index(of:)) { fields.set(field, value) }
     }
     do {
       return .success(try event(from: fields, receivedAtMs: receivedAtMs))
@@ -69,21 +58,13 @@ public struct EventValidator: Sendable {
     if reader.current == UInt8(ascii: "}") {
       reader.position += 1
     } else {
-      while true {
+      repeat {
         reader.skipWhitespace()
-        let field = try reader.parseKey(among: Fields.names)
+        let field = try reader.parseKey(Fields.index(of:))
         let value = try reader.parseValue(depth: level)
         // Later duplicates overwrite earlier ones, as in `validate`.
         if let field { fields.set(field, value) }
-        reader.skipWhitespace()
-        let byte = reader.current
-        reader.position += 1
-        if byte == UInt8(ascii: "}") { break }
-        if byte != UInt8(ascii: ",") {
-          reader.position -= 1
-          throw reader.unexpected("where ',' or '}' should be")
-        }
-      }
+      } while try !reader.endOfMember()
     }
     do {
       return .success(try event(from: fields, receivedAtMs: receivedAtMs))
@@ -93,11 +74,16 @@ public struct EventValidator: Sendable {
   }
 
   private struct Fields {
-    /// The keys `set` takes by index, as UTF-8.
-    static let names: [[UInt8]] = [
+    /// The contract's field names as UTF-8, in the order of `set`'s indexes.
+    private static let names: [[UInt8]] = [
       "id", "updateId", "action", "appVersion", "installId", "timestamp", "osVersion",
       "platform", "previousAppVersion", "test",
     ].map { Array($0.utf8) }
+
+    /// The index of the field a key's bytes name, or nil for another key.
+    static func index(of key: UnsafeBufferPointer<UInt8>) -> Int? {
+      names.firstIndex { $0.count == key.count && $0.elementsEqual(key) }
+    }
 
     mutating func set(_ index: Int, _ value: JSONValue) {
       switch index {

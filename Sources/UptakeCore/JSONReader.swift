@@ -308,20 +308,12 @@ struct JSONReader {
       return .object([])
     }
     let base = memberStack.count
-    while true {
+    repeat {
       skipWhitespace()
       let key = try parseKey()
       skipWhitespace()
       memberStack.append((key, try parseValue(depth: level)))
-      skipWhitespace()
-      let byte = current
-      position += 1
-      if byte == UInt8(ascii: "}") { break }
-      if byte != UInt8(ascii: ",") {
-        position -= 1
-        throw unexpected("where ',' or '}' should be")
-      }
-    }
+    } while try !endOfMember()
     let members = Array(memberStack[base...])
     memberStack.removeSubrange(base...)
     return .object(members)
@@ -338,26 +330,39 @@ struct JSONReader {
     return key
   }
 
-  /// Parses `"key"` and the `:` after it, as `parseKey()` does, but answers
-  /// which of `names` the key is (its index), or nil for any other key. A
-  /// key written without escapes is compared as bytes, so the common case
+  /// Parses `"key"` and the `:` after it, as `parseKey()` does, but hands
+  /// the key's bytes to `match` and answers what it returns. A key written
+  /// without escapes is passed straight from the input, so the common case
   /// builds no String.
-  mutating func parseKey(among names: [[UInt8]]) throws(JSONParseError) -> Int? {
+  mutating func parseKey<Match>(_ match: (UnsafeBufferPointer<UInt8>) -> Match)
+    throws(JSONParseError) -> Match
+  {
     guard current == UInt8(ascii: "\"") else { throw unexpected("where a key should be") }
     let span = try scanString()
-    let index: Int?
+    let matched: Match
     if span.hasEscape {
-      let key = try decodeEscapes(from: span.start, to: span.end)
-      index = names.firstIndex { $0.elementsEqual(key.utf8) }
+      var key = try decodeEscapes(from: span.start, to: span.end)
+      matched = key.withUTF8(match)
     } else {
-      let key = UnsafeBufferPointer(rebasing: bytes[span.start..<span.end])
-      index = names.firstIndex { $0.elementsEqual(key) }
+      matched = match(UnsafeBufferPointer(rebasing: bytes[span.start..<span.end]))
     }
     skipWhitespace()
     guard current == UInt8(ascii: ":") else { throw unexpected("where ':' should be") }
     position += 1
     skipWhitespace()
-    return index
+    return matched
+  }
+
+  /// After an object's member: consumes the `,` before the next one (false)
+  /// or the `}` that closes the object (true).
+  mutating func endOfMember() throws(JSONParseError) -> Bool {
+    skipWhitespace()
+    let byte = current
+    guard byte == UInt8(ascii: ",") || byte == UInt8(ascii: "}") else {
+      throw unexpected("where ',' or '}' should be")
+    }
+    position += 1
+    return byte == UInt8(ascii: "}")
   }
 
   /// An error naming the byte at the current position.

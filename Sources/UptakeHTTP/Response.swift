@@ -14,8 +14,12 @@ public struct Response: Sendable {
 
   /// A JSON body.
   public static func json(_ writer: JSONWriter, status: Int = 200) -> Response {
-    Response(
-      status: status, headers: [("Content-Type", "application/json")], body: writer.bytes)
+    json(writer.bytes, status: status)
+  }
+
+  /// A body that is JSON already.
+  public static func json(_ body: [UInt8], status: Int = 200) -> Response {
+    Response(status: status, headers: [("Content-Type", "application/json")], body: body)
   }
 
   /// A CSV body, as `format=csv` or `Accept: text/csv` ask.
