@@ -30,6 +30,9 @@ public struct InsertOutcome: Sendable, Equatable {
 public final class EventInserter {
   private let database: Database
   private let dedup: DedupIndex
+  /// Which installs the fold's buckets have: the fold's own view, as
+  /// `dedup` is the inserts'.
+  let membership = BucketMembership()
 
   /// `dedupMergeKeys`: duplicate-index keys held in memory before they are
   /// merged to disk (`DedupIndex`); a bulk import can afford more.
@@ -114,7 +117,7 @@ public final class EventInserter {
   /// Reports are exact either way: they add the events not yet folded.
   @discardableResult
   public func foldRollups(maxEvents: Int = foldStepEvents) throws(StoreError) -> Int {
-    let folded = try RollupFolder.fold(database, maxEvents: maxEvents)
+    let folded = try RollupFolder.fold(database, maxEvents: maxEvents, membership: membership)
     unfoldedEvents = folded < maxEvents ? 0 : max(1, unfoldedEvents - folded)
     return folded
   }
@@ -125,9 +128,7 @@ public final class EventInserter {
   @discardableResult
   public func foldRollups(_ prepared: PreparedFold) throws(StoreError) -> Int {
     var prepared = prepared
-    let written = try database.write { () throws(StoreError) in
-      try RollupFolder.write(&prepared, database)
-    }
+    let written = try RollupFolder.write(&prepared, membership: membership, database)
     guard written else { return try foldRollups(maxEvents: prepared.count) }
     unfoldedEvents = max(1, unfoldedEvents - prepared.count)
     return prepared.count

@@ -58,30 +58,20 @@ extension ReportQueries {
       }
 
       let tail = try RollupTail.load(database, appNo: appNo)
-      let buckets = try DailyBuckets(database)
-      let isMember = try database.statement(
-        "SELECT 1 FROM bucket_members WHERE bucket_no = ? AND install_key = ?")
+      let members = try InstallChunks.Reader(database)
       for (bucket, bucketCounts) in tail.daily
       where test.admits(isTest: bucket.isTest) && (range.fromDay...range.toDay).contains(bucket.day)
       {
         let key = project(bucket.updateId, bucket.day, bucket.action.rawValue)
         groups[key, default: (0, 0)].events += bucketCounts.events
-        let installs = tail.dailyInstalls[bucket]?.keys.map { $0 } ?? []
+        let installs = Set(tail.dailyInstalls[bucket]?.keys.map { $0 } ?? [])
         guard !installs.isEmpty else { continue }
         let folded = InstallChunks.Bucket(
           appNo: bucket.appNo, isTest: bucket.isTest, updateId: bucket.updateId, day: bucket.day,
           action: bucket.action.rawValue)
-        // A bucket no fold has numbered has no folded members yet.
-        guard let bucketNo = try buckets.known(folded) else {
-          groups[key, default: (0, 0)].installs += installs.count
-          continue
-        }
-        for install in installs {
-          try isMember.bind(1, bucketNo)
-          try isMember.bind(2, install)
-          if try !isMember.step() { groups[key, default: (0, 0)].installs += 1 }
-          isMember.reset()
-        }
+        // The tail's installs the folded members do not hold yet.
+        let known = try members.members(of: folded, among: installs)
+        groups[key, default: (0, 0)].installs += installs.count - known.count
       }
       return groups.map { key, group in
         GroupedRow(keys: key, events: group.events, installs: group.installs)

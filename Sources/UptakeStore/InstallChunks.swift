@@ -31,6 +31,61 @@ enum InstallChunks {
     }
   }
 
+  /// Reads one bucket's packed entries back: for the fold, whether
+  /// installs are members already, and for the reports' unfolded tail,
+  /// which of its installs the folded members hold.
+  struct Reader {
+    private let members: Statement
+    private let impressions: Statement
+
+    init(_ database: Database) throws(StoreError) {
+      members = try database.statement(
+        """
+        SELECT packed FROM daily_install_chunks
+        WHERE app_no = ? AND is_test = ? AND update_id = ? AND day = ? AND action = ?
+        """)
+      impressions = try database.statement(
+        """
+        SELECT packed FROM funnel_impression_chunks
+        WHERE app_no = ? AND is_test = ? AND update_id = ? AND day = ? AND action = ?
+        """)
+    }
+
+    /// Which of `installs` are members of `bucket`.
+    func members(of bucket: Bucket, among installs: Set<Int64>) throws(StoreError) -> Set<Int64> {
+      var found: Set<Int64> = []
+      try bucket.bind(to: members)
+      defer { members.reset() }
+      while try members.step() {
+        members.withBlob(0) { blob in
+          Int64.forEachPacked(in: blob) { key in
+            if installs.contains(key) { found.insert(key) }
+          }
+        }
+      }
+      return found
+    }
+
+    /// The earliest first impression in `bucket` of each of `installs` that
+    /// has one.
+    func firstImpressionTimes(of bucket: Bucket, among installs: Set<Int64>) throws(StoreError)
+      -> [Int64: Int64]
+    {
+      var earliest: [Int64: Int64] = [:]
+      try bucket.bind(to: impressions)
+      defer { impressions.reset() }
+      while try impressions.step() {
+        impressions.withBlob(0) { blob in
+          FirstImpression.forEachPacked(in: blob) { key, timestampMs, _ in
+            guard installs.contains(key) else { return }
+            earliest[key] = min(earliest[key] ?? .max, timestampMs)
+          }
+        }
+      }
+      return earliest
+    }
+  }
+
   /// Appends entries to buckets of one table, filling each bucket's last
   /// chunk before starting the next. Used inside the fold's transaction.
   struct Writer<Entry: PackedEntry> {

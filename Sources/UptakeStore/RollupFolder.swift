@@ -25,12 +25,17 @@ enum RollupFolder {
   }
 
   /// Folds up to `maxEvents` events in one transaction; returns how many.
-  static func fold(_ database: Database, maxEvents: Int) throws(StoreError) -> Int {
-    try database.write { () throws(StoreError) -> Int in
-      guard var prepared = try prepare(database, maxEvents: maxEvents) else { return 0 }
-      try writeRows(&prepared, database)
-      return prepared.batch.count
+  static func fold(_ database: Database, maxEvents: Int, membership: BucketMembership)
+    throws(StoreError) -> Int
+  {
+    var folded = 0
+    try committing(membership, database) { () throws(StoreError) -> Int64? in
+      guard var prepared = try prepare(database, maxEvents: maxEvents) else { return nil }
+      try writeRows(&prepared, membership, database)
+      folded = prepared.batch.count
+      return prepared.batch.lastSeq
     }
+    return folded
   }
 
   /// The reading half of a fold of up to `maxEvents` events: nil when
@@ -45,23 +50,44 @@ enum RollupFolder {
     return PreparedFold(afterSeq: after, batch: batch, dimensions: dimensions)
   }
 
-  /// The writing half of a fold prepared on another connection: false,
-  /// writing nothing, when it is stale (another fold came first). Call in
-  /// a write transaction.
-  static func write(_ prepared: inout PreparedFold, _ database: Database) throws(StoreError)
-    -> Bool
-  {
-    guard try foldedSeq(database) == prepared.afterSeq else { return false }
-    try writeRows(&prepared, database)
-    return true
+  /// The writing half of a fold prepared on another connection, in a
+  /// transaction of its own: false, writing nothing, when it is stale
+  /// (another fold came first).
+  static func write(
+    _ prepared: inout PreparedFold, membership: BucketMembership, _ database: Database
+  ) throws(StoreError) -> Bool {
+    try committing(membership, database) { () throws(StoreError) -> Int64? in
+      guard try foldedSeq(database) == prepared.afterSeq else { return nil }
+      try writeRows(&prepared, membership, database)
+      return prepared.batch.lastSeq
+    }
+  }
+
+  /// Runs a fold's write transaction and tells `membership` how it ended:
+  /// `body` returns the folded seq it wrote the rows up to, or nil when it
+  /// wrote nothing. Returns whether it wrote.
+  @discardableResult
+  private static func committing(
+    _ membership: BucketMembership, _ database: Database,
+    _ body: () throws(StoreError) -> Int64?
+  ) throws(StoreError) -> Bool {
+    do {
+      guard let foldedSeq = try database.write(body) else { return false }
+      membership.didCommit(through: foldedSeq)
+      return true
+    } catch {
+      membership.forget()
+      throw error
+    }
   }
 
   /// Writes a fresh prepared fold's rows and records how far folding got.
-  private static func writeRows(_ prepared: inout PreparedFold, _ database: Database)
-    throws(StoreError)
-  {
+  private static func writeRows(
+    _ prepared: inout PreparedFold, _ membership: BucketMembership, _ database: Database
+  ) throws(StoreError) {
+    membership.beginFold(after: prepared.afterSeq, prepared.batch)
     try DimensionFold.write(prepared.dimensions, prepared.batch, database)
-    try writeDaily(prepared.batch, database)
+    try writeDaily(prepared.batch, membership, database)
     try writeSeen(&prepared.batch, database)
     let record = try database.statement(
       "INSERT OR REPLACE INTO store_state (name, value) VALUES (?, ?)")
@@ -85,25 +111,17 @@ enum RollupFolder {
     }
   }
 
-  /// bucket_members and daily_counts. Sorted in the buckets' key order
-  /// (`sortForDaily`), the events of one bucket and then of one install
-  /// within it lie together: each member is one INSERT OR IGNORE, whose
-  /// change count says whether the install is new to its bucket, and each
-  /// bucket's counts are written once. Impression buckets keep their
-  /// members' first time and version, for the funnel's cohort.
-  private static func writeDaily(_ batch: FoldBatch, _ database: Database)
-    throws(StoreError)
-  {
-    let insertMember = try database.statement(
-      """
-      INSERT OR IGNORE INTO bucket_members (bucket_no, install_key, first_ts, first_version)
-      VALUES (?, ?, ?, ?)
-      """)
-    let earlierImpression = try database.statement(
-      """
-      UPDATE bucket_members SET first_ts = ?3, first_version = ?4
-      WHERE bucket_no = ?1 AND install_key = ?2 AND first_ts > ?3
-      """)
+  /// daily_counts and the buckets' packed members. Sorted in the buckets'
+  /// key order (`sortForDaily`), the events of one bucket and then of one
+  /// install within it lie together: `membership` says which of a
+  /// bucket's installs it has already, the rest are appended as new
+  /// members, and each bucket's counts are written once. Impression
+  /// buckets append each new member's first time and version, and again a
+  /// known member's whose impression arrived earlier than its first, for
+  /// the funnel's cohort.
+  private static func writeDaily(
+    _ batch: FoldBatch, _ membership: BucketMembership, _ database: Database
+  ) throws(StoreError) {
     let counts = try database.statement(
       """
       INSERT INTO daily_counts (app_no, is_test, update_id, day, action, events, installs,
@@ -113,10 +131,14 @@ enum RollupFolder {
         installs = installs + excluded.installs, first_ts = min(first_ts, excluded.first_ts),
         last_ts = max(last_ts, excluded.last_ts)
       """)
-    let buckets = try DailyBuckets(database)
+    let reader = try InstallChunks.Reader(database)
     let memberChunks = try InstallChunks.Writer<Int64>(database, table: "daily_install_chunks")
     let impressionChunks = try InstallChunks.Writer<FirstImpression>(
       database, table: "funnel_impression_chunks")
+    // Per bucket: the index of each install's earliest event, its keys,
+    // the new ones, and the first impressions to append.
+    var earliest: [Int] = []
+    var installs: [Int64] = []
     var newMembers: [Int64] = []
     var firstImpressions: [FirstImpression] = []
     let events = batch.events
@@ -129,18 +151,14 @@ enum RollupFolder {
         appNo: first.appNo, isTest: first.isTest, updateId: batch.updateIds[Int(first.update)],
         day: Int64(first.day), action: Int(first.action))
       let isImpression = first.action == UInt8(Action.impression.rawValue)
-      // Events with an install sort first in their bucket, so a bucket
-      // whose first event has none has no members, and needs no number.
-      let bucketNo = first.hasInstall ? try buckets.number(bucket) : 0
-      var added = 0
       var firstTs = Int64.max
       var lastTs = Int64.min
       var installStart = bucketStart
       while installStart < bucketEnd {
-        let earliest = events[installStart]
+        let install = events[installStart]
         var installEnd = installStart + 1
-        while installEnd < bucketEnd && events[installEnd].hasInstall == earliest.hasInstall
-          && events[installEnd].installKey == earliest.installKey
+        while installEnd < bucketEnd && events[installEnd].hasInstall == install.hasInstall
+          && events[installEnd].installKey == install.installKey
         {
           installEnd += 1
         }
@@ -148,35 +166,30 @@ enum RollupFolder {
           firstTs = min(firstTs, event.timestampMs)
           lastTs = max(lastTs, event.timestampMs)
         }
-        if earliest.hasInstall {
-          let version = isImpression ? batch.versions.texts[Int(earliest.version)] : nil
-          try insertMember.bind(1, bucketNo)
-          try insertMember.bind(2, earliest.installKey)
-          try insertMember.bind(3, isImpression ? earliest.timestampMs : nil)
-          try insertMember.bind(4, version)
-          try insertMember.run()
-          // Whether the member's first impression is now this event.
-          var firstIsThis = false
-          if database.changes > 0 {
-            added += 1
-            newMembers.append(earliest.installKey)
-            firstIsThis = isImpression
-          } else if isImpression {
-            try earlierImpression.bind(1, bucketNo)
-            try earlierImpression.bind(2, earliest.installKey)
-            try earlierImpression.bind(3, earliest.timestampMs)
-            try earlierImpression.bind(4, version)
-            try earlierImpression.run()
-            firstIsThis = database.changes > 0
-          }
-          if firstIsThis, let version {
-            firstImpressions.append(
-              FirstImpression(
-                installKey: earliest.installKey, timestampMs: earliest.timestampMs,
-                version: version))
-          }
+        if install.hasInstall {
+          earliest.append(installStart)
+          installs.append(install.installKey)
         }
         installStart = installEnd
+      }
+      if !installs.isEmpty {
+        let known = try membership.knownMembers(of: bucket, among: installs, reader, database)
+        let knownFirsts =
+          isImpression && !known.isEmpty
+          ? try reader.firstImpressionTimes(of: bucket, among: known) : [:]
+        for index in earliest {
+          let event = events[index]
+          let isNew = !known.contains(event.installKey)
+          if isNew { newMembers.append(event.installKey) }
+          // A known member's first impression moves when this one is earlier.
+          if isImpression && (isNew || event.timestampMs < knownFirsts[event.installKey] ?? .min) {
+            firstImpressions.append(
+              FirstImpression(
+                installKey: event.installKey, timestampMs: event.timestampMs,
+                version: batch.versions.texts[Int(event.version)]))
+          }
+        }
+        membership.didAdd(newMembers, to: bucket)
       }
       try counts.bind(1, first.appNo)
       try counts.bind(2, Int64(first.isTest ? 1 : 0))
@@ -184,12 +197,14 @@ enum RollupFolder {
       try counts.bind(4, Int64(first.day))
       try counts.bind(5, Int64(first.action))
       try counts.bind(6, bucketEnd - bucketStart)
-      try counts.bind(7, added)
+      try counts.bind(7, newMembers.count)
       try counts.bind(8, firstTs)
       try counts.bind(9, lastTs)
       try counts.run()
       try memberChunks.append(newMembers, to: bucket)
       try impressionChunks.append(firstImpressions, to: bucket)
+      earliest.removeAll(keepingCapacity: true)
+      installs.removeAll(keepingCapacity: true)
       newMembers.removeAll(keepingCapacity: true)
       firstImpressions.removeAll(keepingCapacity: true)
       bucketStart = bucketEnd

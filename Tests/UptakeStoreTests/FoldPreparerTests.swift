@@ -31,9 +31,8 @@ struct FoldPreparerTests {
   /// Every aggregate table, each row as text, in key order.
   static func aggregates(_ database: Database) throws -> [String: [String]] {
     let tables = [
-      "daily_counts", "daily_buckets", "bucket_members", "install_days", "daily_versions",
-      "daily_active",
-      "version_changes", "funnel_downloads", "dimension_sets", "dimension_count_runs",
+      "daily_counts", "install_days", "daily_versions", "daily_active", "version_changes",
+      "funnel_downloads", "dimension_sets", "dimension_count_runs",
       "presence_runs", "daily_install_chunks",
       "funnel_impression_chunks", "store_state",
     ]

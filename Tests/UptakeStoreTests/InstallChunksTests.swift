@@ -33,12 +33,15 @@ struct InstallChunksTests {
     return buckets.mapValues { (keys: $0.keys.sorted(), sizes: $0.sizes) }
   }
 
-  /// The same buckets from bucket_members, one row per member.
+  /// The same buckets' members as the stored events have them: each
+  /// install of a bucket once.
   static func members(_ database: Database) throws -> [String: [Int64]] {
     let statement = try database.statement(
       """
-      SELECT b.update_id, b.day, b.action, b.is_test, m.install_key
-      FROM bucket_members AS m JOIN daily_buckets AS b USING (bucket_no)
+      SELECT update_id, ts / 86400000 AS day, action, is_test,
+        uptake_install_key(app_no, install_id) AS install_key
+      FROM events WHERE install_id IS NOT NULL
+      GROUP BY app_no, is_test, update_id, day, action, install_key
       """)
     var members: [String: [Int64]] = [:]
     while try statement.step() {
@@ -151,13 +154,16 @@ struct InstallChunksTests {
     return (firsts, entries)
   }
 
-  /// bucket_members' impression rows as the same lines.
+  /// Each impression bucket's first impressions as the stored events have
+  /// them, as the same lines.
   static func impressionRows(_ database: Database) throws -> [String: [String]] {
+    // One min() aggregate: the bare app_version is that row's.
     let statement = try database.statement(
       """
-      SELECT b.update_id, b.day, b.is_test, m.install_key, m.first_ts, m.first_version
-      FROM bucket_members AS m JOIN daily_buckets AS b USING (bucket_no)
-      WHERE b.action = 0
+      SELECT update_id, ts / 86400000 AS day, is_test,
+        uptake_install_key(app_no, install_id) AS install_key, min(ts), app_version
+      FROM events WHERE install_id IS NOT NULL AND action = 0
+      GROUP BY app_no, is_test, update_id, day, install_key
       """)
     var rows: [String: [String]] = [:]
     while try statement.step() {
@@ -228,41 +234,36 @@ struct InstallChunksTests {
     #expect(backfilled.entries["u1 day 20522 test 0"] == 1299)
   }
 
-  @Test("schema/0011 numbers the buckets of daily_installs and keeps their members")
-  func bucketMembersMigrationBackfills() throws {
+  @Test("schema/0011 then 0013: bucket_members comes and goes, the packed members stay exact")
+  func bucketMembersComeAndGo() throws {
     let scratch = try ScratchDirectory()
     defer { scratch.remove() }
     let database = try scratch.openDatabase()
     let appNo = try database.addApp("app")
     try Self.store(database, appNo)
-    let members = try Self.members(database)
-    let impressions = try Self.impressionRows(database)
-    let withoutFirstImpression = try database.scalarInt(
-      """
-      SELECT count(*) FROM bucket_members JOIN daily_buckets USING (bucket_no)
-      WHERE action <> 0 AND first_ts IS NULL AND first_version IS NULL
-      """)
-    // Only impression buckets keep a first time and version.
-    let notImpressions = members.filter { !$0.key.contains("action 0") }
-    #expect(withoutFirstImpression == Int64(notImpressions.values.reduce(0) { $0 + $1.count }))
-    #expect(withoutFirstImpression ?? 0 > 0)
+    let folded = try Self.buckets(database)
+    let impressions = try Self.firstImpressions(database)
 
+    // A database as 0010 left it, migrated from there.
     try database.recreateDailyInstalls()
     try database.execute(
       """
-      DROP TABLE bucket_members;
-      DROP TABLE daily_buckets;
-      DELETE FROM schema_migrations WHERE name = '0011_bucket_members';
+      DELETE FROM schema_migrations
+      WHERE name IN ('0011_bucket_members', '0013_members_from_chunks');
       """)
-    #expect(try Migrator.migrate(database) == ["0011_bucket_members"])
-
-    #expect(try Self.members(database) == members)
-    #expect(try Self.impressionRows(database) == impressions)
     #expect(
-      try database.scalarInt("SELECT count(*) FROM sqlite_master WHERE name = 'daily_installs'")
-        == 0)
-    // Folding goes on from the migrated tables: a later event of a known
-    // member adds nothing, a new install adds one.
+      try Migrator.migrate(database) == ["0011_bucket_members", "0013_members_from_chunks"])
+    for table in ["daily_installs", "bucket_members", "daily_buckets"] {
+      #expect(
+        try database.scalarInt("SELECT count(*) FROM sqlite_master WHERE name = '\(table)'") == 0,
+        "\(table) is gone")
+    }
+    #expect(try Self.buckets(database).mapValues(\.keys) == folded.mapValues(\.keys))
+    #expect(try Self.firstImpressions(database).firsts == impressions.firsts)
+
+    // Folding goes on from the packed members, with a new writer whose
+    // filters start empty: a later event of a known member adds nothing,
+    // a new install adds one.
     let inserter = EventInserter(database: database)
     _ = try inserter.insert([
       batch(
@@ -273,9 +274,14 @@ struct InstallChunksTests {
         ])
     ])
     try inserter.foldRollups()
-    var expected = members
-    expected["u1 day 20522 action 0 test 0"]?.append(
-      StableHash.installKey(appNo: appNo, installId: "new-one"))
-    #expect(try Self.members(database) == expected.mapValues { $0.sorted() })
+    let after = try Self.buckets(database)
+    #expect(after.mapValues(\.keys) == (try Self.members(database)))
+    #expect(
+      after["u1 day 20522 action 0 test 0"]?.keys.count
+        == (folded["u1 day 20522 action 0 test 0"]?.keys.count ?? 0) + 1)
+    #expect(
+      try database.scalarInt(
+        "SELECT installs FROM daily_counts WHERE update_id = 'u1' AND day = 20522 AND action = 0 AND is_test = 0"
+      ) == Int64(after["u1 day 20522 action 0 test 0"]?.keys.count ?? 0))
   }
 }
