@@ -9,9 +9,30 @@ public final class Database {
   public let path: String
   private var statementCache: [String: Statement] = [:]
 
+  /// Whether the rollups file is attached as `rollups` (`RollupStore`).
+  public let hasRollups: Bool
+  /// How the last `Migrator.migrate` on this connection found the rollups
+  /// file.
+  public internal(set) var rollupsPlacement: RollupStore.Placement?
+  /// What a write transaction locks when it begins.
+  var writeLock = WriteLock.allFiles
+
+  enum WriteLock {
+    /// `BEGIN IMMEDIATE`: every attached file, at once.
+    case allFiles
+    /// Only the rollups file, at once; the events file is only read. The
+    /// daemon's fold thread writes this way, so its long transactions never
+    /// hold up the inserts.
+    case rollupsFile
+  }
+
   /// Opens (creating it when `create` is true) the file at `path` and applies
-  /// the pragmas every connection needs.
-  public init(path: String, create: Bool = true, readOnly: Bool = false) throws(StoreError) {
+  /// the pragmas every connection needs. With `rollups` the rollups file
+  /// beside it (`rollupsPath(for:)`) is attached too, and created when
+  /// missing: its contents are derived from the events (`RollupStore`).
+  public init(path: String, create: Bool = true, readOnly: Bool = false, rollups: Bool = true)
+    throws(StoreError)
+  {
     var handle: OpaquePointer?
     var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
     if readOnly {
@@ -27,7 +48,37 @@ public final class Database {
     }
     self.handle = handle
     self.path = path
+    hasRollups = rollups && path != ":memory:"
     try configure()
+    if hasRollups { try attachRollups(readOnly: readOnly) }
+  }
+
+  /// The rollups file of the database at `path`.
+  public static func rollupsPath(for path: String) -> String { path + "-rollups" }
+
+  /// Page cache of the rollups file per connection, beside the events
+  /// file's `cache_size`.
+  static let rollupsCacheKiB = 32 * 1024
+
+  private func attachRollups(readOnly: Bool) throws(StoreError) {
+    let rollupsPath = Self.rollupsPath(for: path)
+    // An attached file opens with the connection's flags, so a connection
+    // that may not create its events file cannot create this one either;
+    // an empty file is an empty database, made here when it is missing.
+    if !readOnly {
+      let file = open(rollupsPath, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+      if file >= 0 { close(file) }
+    }
+    let attach = try Statement(database: self, sql: "ATTACH DATABASE ? AS rollups")
+    try attach.bind(1, rollupsPath)
+    try attach.run()
+    if !readOnly { try enableWriteAheadLog(schema: "rollups") }
+    // A lost rollups commit is folded again from the events, which are
+    // synced at every commit: syncing the rollups at checkpoints only is
+    // enough, and keeps an fsync off every fold.
+    try execute("PRAGMA rollups.synchronous = NORMAL")
+    try execute("PRAGMA rollups.cache_size = -\(Self.rollupsCacheKiB)")
+    try execute("PRAGMA rollups.journal_size_limit = \(Self.walSizeLimitBytes)")
   }
 
   deinit {
@@ -75,6 +126,9 @@ public final class Database {
   /// The size of this database's write-ahead log file; 0 when there is none.
   public var walBytes: Int { Self.walBytes(ofDatabaseAt: path) }
 
+  /// The size of the rollups file's write-ahead log; 0 when there is none.
+  public var rollupsWALBytes: Int { Self.walBytes(ofDatabaseAt: Self.rollupsPath(for: path)) }
+
   /// The size of the write-ahead log of the database file at `path`; 0 when
   /// there is none (after a clean stop, or before the first write).
   public static func walBytes(ofDatabaseAt path: String) -> Int {
@@ -85,11 +139,11 @@ public final class Database {
 
   /// Copies into the database file what no reader's snapshot still needs,
   /// without waiting; returns the frames left uncopied.
-  public func backfillWriteAheadLog() throws(StoreError) -> Int32 {
+  public func backfillWriteAheadLog(schema: String = "main") throws(StoreError) -> Int32 {
     var logFrames: Int32 = 0
     var copiedFrames: Int32 = 0
     let code = sqlite3_wal_checkpoint_v2(
-      handle, nil, SQLITE_CHECKPOINT_PASSIVE, &logFrames, &copiedFrames)
+      handle, schema, SQLITE_CHECKPOINT_PASSIVE, &logFrames, &copiedFrames)
     try check(code, sql: "PRAGMA wal_checkpoint(PASSIVE)")
     return max(0, logFrames - copiedFrames)
   }
@@ -100,10 +154,10 @@ public final class Database {
   /// the log's start and cuts the file back to `walSizeLimitBytes`. A
   /// TRUNCATE here spent 25–35 ms shrinking a 70 MiB file while new reports
   /// waited at the gate; the commit's cut happens with the gate open.
-  public func restartWriteAheadLog() throws(StoreError) -> Bool {
+  public func restartWriteAheadLog(schema: String = "main") throws(StoreError) -> Bool {
     try check(sqlite3_busy_timeout(handle, 0), sql: nil)
     defer { sqlite3_busy_timeout(handle, Self.busyTimeoutMilliseconds) }
-    let code = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_RESTART, nil, nil)
+    let code = sqlite3_wal_checkpoint_v2(handle, schema, SQLITE_CHECKPOINT_RESTART, nil, nil)
     if code & 0xFF == SQLITE_BUSY { return false }
     try check(code, sql: "PRAGMA wal_checkpoint(RESTART)")
     return true
@@ -114,12 +168,12 @@ public final class Database {
   /// another connection is opening the same new file (two processes starting
   /// together: a daemon and a CLI command). Retry for as long as the busy
   /// timeout would wait.
-  private func enableWriteAheadLog() throws(StoreError) {
+  private func enableWriteAheadLog(schema: String = "main") throws(StoreError) {
     let deadline = Date().addingTimeInterval(5)
     while true {
-      if try journalMode() == "wal" { return }
+      if try journalMode(schema: schema) == "wal" { return }
       do {
-        try execute("PRAGMA journal_mode = WAL")
+        try execute("PRAGMA \(schema).journal_mode = WAL")
         return
       } catch .sqlite(let code, _, _) where code & 0xFF == SQLITE_BUSY && Date() < deadline {
         usleep(10_000)
@@ -127,8 +181,8 @@ public final class Database {
     }
   }
 
-  private func journalMode() throws(StoreError) -> String {
-    let statement = try Statement(database: self, sql: "PRAGMA journal_mode")
+  private func journalMode(schema: String) throws(StoreError) -> String {
+    let statement = try Statement(database: self, sql: "PRAGMA \(schema).journal_mode")
     guard try statement.step() else { return "" }
     return statement.string(0)
   }
@@ -193,7 +247,18 @@ public final class Database {
   /// Runs `body` in a transaction; BEGIN IMMEDIATE takes the write lock at
   /// once, so a busy database fails here rather than halfway through.
   public func write<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
-    try transaction(begin: "BEGIN IMMEDIATE", body)
+    switch writeLock {
+    case .allFiles:
+      return try transaction(begin: "BEGIN IMMEDIATE", body)
+    case .rollupsFile:
+      // A write statement takes its file's write lock when it starts, even
+      // one that changes nothing; the events file's snapshot is taken by
+      // the first read of it.
+      return try transaction(begin: "BEGIN") { () throws(StoreError) -> T in
+        try execute("UPDATE rollups.fold_state SET value = value WHERE 0")
+        return try body()
+      }
+    }
   }
 
   /// Runs `body` in a read transaction, so every query sees one snapshot.

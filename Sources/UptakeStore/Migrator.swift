@@ -37,6 +37,7 @@ public enum Migrator {
       throw .migration(
         name: newest, message: "the database is newer than this build; upgrade Uptake")
     }
+    if database.hasRollups { database.rollupsPlacement = try RollupStore.place(database) }
     return applied
   }
 

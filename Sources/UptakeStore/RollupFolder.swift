@@ -18,7 +18,7 @@ enum RollupFolder {
 
   /// The seq of the last event folded into the aggregates.
   static func foldedSeq(_ database: Database) throws(StoreError) -> Int64 {
-    let statement = try database.statement("SELECT value FROM store_state WHERE name = ?")
+    let statement = try database.statement("SELECT value FROM rollups.fold_state WHERE name = ?")
     try statement.bind(1, foldedSeqName)
     defer { statement.reset() }
     return try statement.step() ? statement.int64(0) : 0
@@ -90,7 +90,7 @@ enum RollupFolder {
     try writeDaily(prepared.batch, membership, database)
     try writeSeen(&prepared.batch, database)
     let record = try database.statement(
-      "INSERT OR REPLACE INTO store_state (name, value) VALUES (?, ?)")
+      "INSERT OR REPLACE INTO rollups.fold_state (name, value) VALUES (?, ?)")
     try record.bind(1, foldedSeqName)
     try record.bind(2, prepared.batch.lastSeq)
     try record.run()

@@ -85,7 +85,7 @@ struct ObservabilityEndToEndTests {
     _ = try client.postJSON(
       fixture.daemon.url("/v1/events"), key: fixture.ingestKey, batchJSON([eventJSON()]))
     // A damaged database: a table the reports read is gone.
-    _ = try sqlite3(fixture.databasePath, "DROP TABLE daily_counts")
+    _ = try sqlite3(fixture.databasePath + "-rollups", "DROP TABLE daily_counts")
 
     let report = try client.get(fixture.daemon.url("/v1/updates"), key: fixture.readKey)
     Thread.sleep(forTimeInterval: 0.2)

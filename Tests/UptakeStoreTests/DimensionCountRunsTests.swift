@@ -106,6 +106,7 @@ struct DimensionCountRunsTests {
     }
     let before = try reports()
 
+    try database.putRollupsBackInEventsFile()
     // The database as 0005–0011 left it: a row per hour, set and action,
     // inserted in reverse so the migration cannot count on key order; the
     // daily table only needs to be there to be dropped.

@@ -155,6 +155,7 @@ struct FunnelDownloadsTests {
     #expect(folded.filter { !$0.hasSuffix("none") }.count == 37)
 
     // The database as the migration finds it: folded, without the table.
+    try database.putRollupsBackInEventsFile()
     try database.recreateDailyInstalls()
     try database.execute(
       """
@@ -235,6 +236,7 @@ struct FunnelDownloadsTests {
         "target \(target)")
     }
 
+    try database.putRollupsBackInEventsFile()
     try database.execute(
       """
       ALTER TABLE funnel_downloads DROP COLUMN later_changes;

@@ -154,3 +154,33 @@ extension Database {
       """)
   }
 }
+
+extension Database {
+  /// Puts the rollup tables back in the events file, where a database from
+  /// before the rollups file has them, so a test can run an old migration
+  /// on them as such a database would; the next `Migrator.migrate` moves
+  /// them out again (`RollupStore.place`).
+  func putRollupsBackInEventsFile() throws {
+    try write { () throws(StoreError) in
+      let schema = try statement(
+        "SELECT sql FROM rollups.sqlite_master WHERE tbl_name = ? AND sql IS NOT NULL ORDER BY type = 'table' DESC"
+      )
+      for table in RollupStore.tables {
+        try schema.bind(1, table)
+        var statements: [String] = []
+        while try schema.step() { statements.append(schema.string(0)) }
+        schema.reset()
+        // Stored without the schema's name, so they create in main.
+        for sql in statements { try execute(sql) }
+        try execute("INSERT INTO main.\(table) SELECT * FROM rollups.\(table)")
+        try execute("DROP TABLE rollups.\(table)")
+      }
+      try execute(
+        """
+        INSERT OR REPLACE INTO main.store_state (name, value)
+        SELECT name, value FROM rollups.fold_state WHERE name = 'rollup_folded_seq';
+        DROP TABLE rollups.fold_state;
+        """)
+    }
+  }
+}
