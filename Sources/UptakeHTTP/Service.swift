@@ -52,7 +52,7 @@ public final class Service: @unchecked Sendable {
       path: path, size: configuration.readConnections, gate: readGate)
     var writerLimits = configuration.writerLimits
     writerLimits.maxReadHoldSeconds = configuration.serverLimits.reportTimeLimitSeconds + 5
-    writer = BatchWriter(
+    writer = try BatchWriter(
       database: writeConnection, limits: writerLimits, readGate: readGate,
       observer: metrics.writerObserver(logger: logger))
 

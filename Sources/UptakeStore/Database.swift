@@ -20,6 +20,9 @@ public final class Database {
   enum WriteLock {
     /// `BEGIN IMMEDIATE`: every attached file, at once.
     case allFiles
+    /// Only the events file, at once: the daemon's batch writer, beside
+    /// the fold thread.
+    case eventsFile
     /// Only the rollups file, at once; the events file is only read. The
     /// daemon's fold thread writes this way, so its long transactions never
     /// hold up the inserts.
@@ -250,10 +253,16 @@ public final class Database {
     switch writeLock {
     case .allFiles:
       return try transaction(begin: "BEGIN IMMEDIATE", body)
-    case .rollupsFile:
+    case .eventsFile:
       // A write statement takes its file's write lock when it starts, even
-      // one that changes nothing; the events file's snapshot is taken by
-      // the first read of it.
+      // one that changes nothing.
+      return try transaction(begin: "BEGIN") { () throws(StoreError) -> T in
+        try execute("UPDATE main.store_state SET value = value WHERE 0")
+        return try body()
+      }
+    case .rollupsFile:
+      // As above; the events file's snapshot is taken by the first read of
+      // it, if any.
       return try transaction(begin: "BEGIN") { () throws(StoreError) -> T in
         try execute("UPDATE rollups.fold_state SET value = value WHERE 0")
         return try body()

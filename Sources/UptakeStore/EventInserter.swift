@@ -62,6 +62,7 @@ public final class EventInserter {
       throw error
     }
     dedup.didCommit(lastSeq: lastSeq)
+    if lastSeq > 0 { lastInsertedSeq = lastSeq }
     unfoldedEvents += outcomes.reduce(0) { $0 + $1.accepted }
     return outcomes
   }
@@ -171,6 +172,9 @@ public final class EventInserter {
   public func checkpoint() throws(StoreError) {
     try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
   }
+
+  /// The seq of the last event this inserter stored (0 before any).
+  public private(set) var lastInsertedSeq: Int64 = 0
 
   /// Events stored but maybe not folded into the report aggregates yet. It
   /// starts at 1 so the first maintenance step finds out the real backlog

@@ -1,12 +1,15 @@
 import Foundation
 
-/// Lets the batch writer hold new report reads back for a moment, so the
+/// Lets a writer hold new report reads back for a moment, so its
 /// write-ahead log can be rewound (see `WALCheckpointSchedule`). Reports
 /// enter the gate before they take a pooled connection and leave it after;
-/// while the gate is closed new ones wait and those reading finish.
+/// while the gate is closed new ones wait and those reading finish. The
+/// batch writer and the fold thread each rewind their own file's log, so
+/// the gate counts who holds it closed and opens when neither does.
 public final class ReadGate: @unchecked Sendable {
   private let condition = NSCondition()
-  private var isClosed = false
+  private var closers = 0
+  private var isClosed: Bool { closers > 0 }
   private var readers = 0
 
   public init() {}
@@ -25,18 +28,19 @@ public final class ReadGate: @unchecked Sendable {
     condition.unlock()
   }
 
-  /// New readers wait from now on; those reading go on.
+  /// New readers wait from now on, until every `close` has its `open`;
+  /// those reading go on.
   func close() {
     condition.lock()
-    isClosed = true
+    closers += 1
     condition.unlock()
   }
 
-  /// Lets waiting and new readers in.
+  /// Lets waiting and new readers in, unless another closer still holds it.
   func open() {
     condition.lock()
-    isClosed = false
-    condition.broadcast()
+    closers = max(0, closers - 1)
+    if !isClosed { condition.broadcast() }
     condition.unlock()
   }
 

@@ -149,7 +149,7 @@ struct IngestFixture {
     let database = try scratch.openDatabase()
     let keys = try AppRegistry.add("shop", in: database, nowMs: 0)
     let directory = try KeyDirectory(database: try Database(path: scratch.databasePath))
-    let writer = BatchWriter(database: database)
+    let writer = try BatchWriter(database: database)
     let thread = Thread { writer.run() }
     thread.start()
     defer { writer.stop() }

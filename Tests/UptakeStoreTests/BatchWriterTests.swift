@@ -12,7 +12,7 @@ struct BatchWriterTests {
     defer { scratch.remove() }
     let database = try scratch.openDatabase()
     let app = try database.addApp("shop")
-    let writer = BatchWriter(database: database)
+    let writer = try BatchWriter(database: database)
     startWriterThread(writer)
     let jobs = 64
     let answers = Answers()
@@ -40,7 +40,7 @@ struct BatchWriterTests {
     defer { scratch.remove() }
     let database = try scratch.openDatabase()
     let app = try database.addApp("shop")
-    let writer = BatchWriter(database: database)
+    let writer = try BatchWriter(database: database)
     let answers = Answers()
     for job in 0..<20 {
       let queued = writer.submit(batch(app, events(ids: ["a\(job)", "b\(job)"]))) {
@@ -65,7 +65,7 @@ struct BatchWriterTests {
     defer { scratch.remove() }
     let database = try scratch.openDatabase()
     let app = try database.addApp("shop")
-    let writer = BatchWriter(database: database)
+    let writer = try BatchWriter(database: database)
     startWriterThread(writer)
     writer.stop()
     let answers = Answers()
@@ -87,7 +87,7 @@ struct BatchWriterTests {
     let app = try database.addApp("shop")
     var limits = BatchWriter.Limits()
     limits.maxQueuedEvents = 10
-    let writer = BatchWriter(database: database, limits: limits)
+    let writer = try BatchWriter(database: database, limits: limits)
     let answers = Answers()
     func submit(_ job: Int, _ count: Int) -> Bool {
       let ids = (0..<count).map { "job\(job)-\($0)" }
@@ -122,7 +122,7 @@ struct BatchWriterTests {
     let pages = try #require(try database.scalarInt("PRAGMA page_count"))
     // The disk is "full": the file may not grow by a single page.
     try database.execute("PRAGMA max_page_count = \(pages)")
-    let writer = BatchWriter(database: database)
+    let writer = try BatchWriter(database: database)
     #expect(writer.isAcceptingWrites)
     let failing = Answers()
     // Queued before the writer runs, so all three share one transaction.

@@ -1,0 +1,230 @@
+import Foundation
+
+/// Folds the daemon's stored events into the report aggregates on a thread
+/// and connection of its own, beside the batch writer: the aggregates are
+/// in their own file (`RollupStore`), so a fold takes that file's write
+/// lock only and the writer goes on storing events meanwhile.
+///
+/// A fold step reads its events in a short read transaction, then writes
+/// the aggregates in a transaction on the rollups file alone, so it holds
+/// no snapshot of the events file while it writes and never keeps the
+/// writer from rewinding that file's log. It rewinds the rollups file's log
+/// itself, through the same `ReadGate`.
+///
+/// When it folds: whatever is stored once ingest pauses; under steady
+/// ingest a small step every few seconds, so a trickle's reports read a
+/// short unfolded tail; and continuously, in big steps, once half the
+/// backlog cap is unfolded. Folding takes CPU the request threads would
+/// use, so a burst is not folded while it lasts unless it grows that
+/// large: single-event requests on 64 connections ran at 36–37k events/s
+/// with the fold following every 10k events, against 45–47k with the fold
+/// deferred (2 cores; docs/profile-ingest.md). The writer tells it how far
+/// events are stored; past the cap the writer waits for it
+/// (`waitUntilBacklog(atMost:)`), so reports never read more than that many
+/// unfolded events.
+public final class FoldWriter: @unchecked Sendable {
+  /// Events per step at most: a step's events are held in memory while it
+  /// runs, ~100 bytes each.
+  static let maxStepEvents = EventInserter.floodFoldStepEvents
+  /// A step under steady ingest, below `foldAtOnceEvents`.
+  static let busyStepEvents = EventInserter.busyFoldStepEvents
+  /// Ingest paused this long: fold what is there.
+  static let idleSeconds = 0.2
+  /// Seconds between busy steps under steady ingest.
+  static let busyIntervalSeconds = 5.0
+  /// Seconds between attempts after a step failed (a full disk, say).
+  static let retrySeconds = 1.0
+  /// The fold connection's page cache of the rollups file.
+  static let rollupsCacheKiB = 8 * 1024
+
+  private let database: Database
+  private let inserter: EventInserter
+  /// Backlog from which the fold runs continuously: half the cap.
+  private let foldAtOnceEvents: Int
+  private let readGate: ReadGate
+  private let failed: @Sendable (String) -> Void
+  private let condition = NSCondition()
+  // Guarded by `condition`:
+  private var storedThroughSeq: Int64
+  private var foldedThroughSeq: Int64
+  private var lastStored = Date()
+  private var stopping = false
+  private var running = false
+  private var foldFails = false
+  /// Only the fold thread touches these.
+  private var lastFold = Date.distantPast
+  private var lastStepFailed = false
+  private var rewinder: LogRewinder
+
+  /// Opens its own connection to the database at `path`. `failed` is
+  /// called on the fold thread when a step fails after steps that worked.
+  public init(
+    path: String, maxUnfoldedEvents: Int, readGate: ReadGate, maxReadHoldSeconds: Double,
+    failed: @escaping @Sendable (String) -> Void = { _ in }
+  ) throws(StoreError) {
+    foldAtOnceEvents = max(1, maxUnfoldedEvents / 2)
+    let database = try Database(path: path, create: false)
+    database.writeLock = .rollupsFile
+    // It reads the events once each, in seq order: their pages need no
+    // cache. A fold step touches pages all over the install-keyed tables,
+    // so a bigger cache saves little: 8 MiB ran batches as fast as 16
+    // (171.6k and 171.5k events/s) at 125.6 MiB resident against 140.3.
+    try database.execute("PRAGMA main.cache_size = -2048")
+    try database.execute("PRAGMA rollups.cache_size = -\(Self.rollupsCacheKiB)")
+    self.database = database
+    inserter = EventInserter(database: database)
+    self.readGate = readGate
+    self.failed = failed
+    (storedThroughSeq, foldedThroughSeq) = try database.read {
+      () throws(StoreError) -> (Int64, Int64) in
+      (
+        try database.scalarInt("SELECT max(seq) FROM main.events") ?? 0,
+        try RollupFolder.foldedSeq(database)
+      )
+    }
+    rewinder = LogRewinder(
+      maxHoldSeconds: maxReadHoldSeconds, logBytes: { database.rollupsWALBytes },
+      backfill: { () throws(StoreError) -> Int32 in
+        try database.backfillWriteAheadLog(schema: "rollups")
+      },
+      restart: { () throws(StoreError) -> Bool in
+        try database.restartWriteAheadLog(schema: "rollups")
+      })
+  }
+
+  /// Events stored and not folded yet.
+  public var backlog: Int64 {
+    condition.lock()
+    defer { condition.unlock() }
+    return storedThroughSeq - foldedThroughSeq
+  }
+
+  /// The writer committed events up to `seq`.
+  func stored(through seq: Int64) {
+    condition.lock()
+    storedThroughSeq = max(storedThroughSeq, seq)
+    lastStored = Date()
+    condition.broadcast()
+    condition.unlock()
+  }
+
+  /// Waits while more than `limit` events are unfolded, looking every
+  /// `backlogWaitSeconds` whether the caller `gives up` (it is stopping).
+  /// Returns at once while folding fails: stored events are safe, and a
+  /// fold that cannot write must not stop ingest too.
+  func waitUntilBacklog(
+    atMost limit: Int, backlogWaitSeconds: Double, givesUp: () -> Bool
+  ) {
+    condition.lock()
+    defer { condition.unlock() }
+    while running && !stopping && !foldFails
+      && storedThroughSeq - foldedThroughSeq > Int64(limit)
+    {
+      condition.unlock()
+      let stop = givesUp()
+      condition.lock()
+      if stop { return }
+      _ = condition.wait(until: Date().addingTimeInterval(backlogWaitSeconds))
+    }
+  }
+
+  /// Starts the fold thread.
+  func start() {
+    condition.lock()
+    running = true
+    condition.unlock()
+    let thread = Thread { [self] in run() }
+    thread.name = "uptake-fold"
+    thread.start()
+  }
+
+  /// Ends the fold thread after the step under way, and waits for it.
+  func stop() {
+    condition.lock()
+    stopping = true
+    condition.broadcast()
+    while running { condition.wait() }
+    condition.unlock()
+  }
+
+  private func run() {
+    while let size = nextStep() {
+      if size > 0 { fold(size) }
+      rewinder.step(readGate)
+    }
+    rewinder.release(readGate)
+    // Leaves the rollups file whole without its log. Best effort: the log
+    // is as good.
+    try? database.execute("PRAGMA rollups.wal_checkpoint(TRUNCATE)")
+    condition.lock()
+    running = false
+    condition.broadcast()
+    condition.unlock()
+  }
+
+  /// Waits for a step worth folding: its size, 0 when only the log's
+  /// rewinding is due, nil once stopping.
+  private func nextStep() -> Int? {
+    condition.lock()
+    defer { condition.unlock() }
+    while !stopping {
+      let backlog = Int(storedThroughSeq - foldedThroughSeq)
+      let now = Date()
+      var due = Date.distantFuture
+      if backlog > 0 {
+        if lastStepFailed {
+          due = lastFold.addingTimeInterval(Self.retrySeconds)
+          if now >= due { return min(backlog, Self.maxStepEvents) }
+        } else if backlog >= foldAtOnceEvents
+          || now >= lastStored.addingTimeInterval(Self.idleSeconds)
+        {
+          return min(backlog, Self.maxStepEvents)
+        } else {
+          let busyStep = lastFold.addingTimeInterval(Self.busyIntervalSeconds)
+          if now >= busyStep { return min(backlog, Self.busyStepEvents) }
+          due = min(lastStored.addingTimeInterval(Self.idleSeconds), busyStep)
+        }
+      }
+      if rewinder.isPolling {
+        due = min(due, now.addingTimeInterval(WALCheckpointSchedule.pollSeconds))
+      }
+      if due == .distantFuture {
+        condition.wait()
+      } else if !condition.wait(until: due) && rewinder.isPolling {
+        return 0
+      }
+    }
+    return nil
+  }
+
+  /// One step: its events read in a read transaction, its rows written in
+  /// a transaction that locks the rollups file alone.
+  private func fold(_ size: Int) {
+    lastFold = Date()
+    do {
+      let prepared = try database.read { () throws(StoreError) -> PreparedFold? in
+        try RollupFolder.prepare(database, maxEvents: size)
+      }
+      if let prepared { try inserter.foldRollups(prepared) }
+      let folded = try database.read { () throws(StoreError) -> Int64 in
+        try RollupFolder.foldedSeq(database)
+      }
+      lastStepFailed = false
+      condition.lock()
+      foldedThroughSeq = folded
+      // Nothing left to read: everything stored is folded (another
+      // process may have folded it).
+      if prepared == nil { storedThroughSeq = max(folded, foldedThroughSeq) }
+      foldFails = false
+      condition.broadcast()
+      condition.unlock()
+    } catch {
+      if !lastStepFailed { failed(error.description) }
+      lastStepFailed = true
+      condition.lock()
+      foldFails = true
+      condition.broadcast()
+      condition.unlock()
+    }
+  }
+}
