@@ -40,7 +40,6 @@ public final class Service: @unchecked Sendable {
     let path = configuration.databasePath
     let writeConnection = try Database(path: path)
     try Migrator.migrate(writeConnection)
-    if let bytes = configuration.maxDatabaseBytes { try writeConnection.limitSize(toBytes: bytes) }
     createdDefaultApp = try AppRegistry.addDefaultIfEmpty(
       in: writeConnection, nowMs: WallClock.nowMs())
     let keys = try KeyDirectory(database: try Database(path: path, create: false))
@@ -52,6 +51,7 @@ public final class Service: @unchecked Sendable {
       path: path, size: configuration.readConnections, gate: readGate)
     var writerLimits = configuration.writerLimits
     writerLimits.maxReadHoldSeconds = configuration.serverLimits.reportTimeLimitSeconds + 5
+    writerLimits.maxFileBytes = configuration.maxDatabaseBytes
     writer = try BatchWriter(
       database: writeConnection, limits: writerLimits, readGate: readGate,
       observer: metrics.writerObserver(logger: logger))

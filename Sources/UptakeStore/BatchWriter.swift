@@ -41,6 +41,9 @@ public final class BatchWriter: @unchecked Sendable {
     /// report during it reads the unfolded events; lower keeps reports quick
     /// and slows a flood's ingest to the fold's rate sooner.
     public var maxUnfoldedEvents = EventInserter.defaultMaxUnfoldedUnderLoad
+    /// A cap on each of the database's two files (`--max-db-size`): past
+    /// it commits fail as on a full disk. None by default.
+    public var maxFileBytes: Int64?
 
     public init() {}
   }
@@ -113,12 +116,14 @@ public final class BatchWriter: @unchecked Sendable {
     // index). 16 MiB ran 100-event batches as fast as 32 (171.6k against
     // 174.5k events/s, one run each) and kept the daemon 30 MiB smaller.
     try database.execute("PRAGMA main.cache_size = -\(Self.cacheKiB)")
+    if let bytes = limits.maxFileBytes { try database.limitSize(toBytes: bytes) }
     let inserter = EventInserter(database: database)
     // The fold thread folds; past the cap this writer waits for it instead.
     inserter.maxUnfoldedUnderLoad = .max
     self.inserter = inserter
     folder = try FoldWriter(
-      path: database.path, maxUnfoldedEvents: limits.maxUnfoldedEvents, readGate: readGate,
+      path: database.path, maxUnfoldedEvents: limits.maxUnfoldedEvents,
+      maxFileBytes: limits.maxFileBytes, readGate: readGate,
       maxReadHoldSeconds: limits.maxReadHoldSeconds,
       failed: observer.maintenanceFailed)
     self.limits = limits

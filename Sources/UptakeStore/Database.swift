@@ -194,9 +194,9 @@ public final class Database {
   /// it a write fails with SQLITE_FULL, exactly as on a full disk. SQLite
   /// never sets the cap below the current size, so a file that is already
   /// larger takes no more growth but can still reuse its free pages.
-  public func limitSize(toBytes bytes: Int64) throws(StoreError) {
-    let pageSize = try scalarInt("PRAGMA page_size") ?? 4096
-    try execute("PRAGMA max_page_count = \(max(1, bytes / pageSize))")
+  public func limitSize(toBytes bytes: Int64, schema: String = "main") throws(StoreError) {
+    let pageSize = try scalarInt("PRAGMA \(schema).page_size") ?? 4096
+    try execute("PRAGMA \(schema).max_page_count = \(max(1, bytes / pageSize))")
   }
 
   /// Runs `body` with a time limit: once `seconds` have passed, the statement

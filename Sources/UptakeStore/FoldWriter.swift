@@ -58,9 +58,11 @@ public final class FoldWriter: @unchecked Sendable {
 
   /// Opens its own connection to the database at `path`. `failed` is
   /// called on the fold thread when a step fails after steps that worked.
+  /// `maxFileBytes` caps the rollups file as `--max-db-size` caps the
+  /// events file: a fold past it fails as on a full disk, and is retried.
   public init(
-    path: String, maxUnfoldedEvents: Int, readGate: ReadGate, maxReadHoldSeconds: Double,
-    failed: @escaping @Sendable (String) -> Void = { _ in }
+    path: String, maxUnfoldedEvents: Int, maxFileBytes: Int64?, readGate: ReadGate,
+    maxReadHoldSeconds: Double, failed: @escaping @Sendable (String) -> Void = { _ in }
   ) throws(StoreError) {
     foldAtOnceEvents = max(1, maxUnfoldedEvents / 2)
     let database = try Database(path: path, create: false)
@@ -71,6 +73,7 @@ public final class FoldWriter: @unchecked Sendable {
     // (171.6k and 171.5k events/s) at 125.6 MiB resident against 140.3.
     try database.execute("PRAGMA main.cache_size = -2048")
     try database.execute("PRAGMA rollups.cache_size = -\(Self.rollupsCacheKiB)")
+    if let maxFileBytes { try database.limitSize(toBytes: maxFileBytes, schema: "rollups") }
     self.database = database
     inserter = EventInserter(database: database)
     self.readGate = readGate

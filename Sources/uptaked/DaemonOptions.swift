@@ -42,7 +42,8 @@ struct DaemonOptions {
                            stop a report still reading after this and answer
                            503 (default 30)
       --max-db-size MIB    refuse writes (503, /readyz 503) before the database
-                           file grows past this (default: no cap)
+                           file grows past this; the aggregates' file beside
+                           it (PATH-rollups) has the same cap (default: none)
       --log-level LEVEL    debug, info, warning or error (default info)
       -h, --help           show this help
     """

@@ -2,7 +2,8 @@ import Foundation
 import Synchronization
 import Testing
 import UptakeCore
-import UptakeStore
+
+@testable import UptakeStore
 
 @Suite("BatchWriter: group commit, answered once, drained at stop")
 struct BatchWriterTests {
@@ -154,6 +155,58 @@ struct BatchWriterTests {
 }
 
 /// Runs the writer loop on a thread of its own, as the daemon does.
+extension BatchWriterTests {
+  @Test("the fold thread folds what is stored once ingest pauses, into the rollups file")
+  func foldsWhenIdle() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let database = try scratch.openDatabase()
+    let app = try database.addApp("shop")
+    let writer = try BatchWriter(database: database)
+    startWriterThread(writer)
+    let answers = Answers()
+    for job in 0..<5 {
+      let ids = (0..<100).map { "job\(job)-\($0)" }
+      #expect(writer.submit(batch(app, events(ids: ids))) { answers.record(job, $0) })
+    }
+    answers.waitFor(5)
+    // Idle for 0.2 s, the fold takes all 500; give it a few seconds.
+    let deadline = Date().addingTimeInterval(5)
+    while writer.unfoldedEvents > 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+    #expect(writer.unfoldedEvents == 0)
+    writer.stop()
+    let reader = try Database(path: scratch.databasePath)
+    #expect(try reader.read { () throws(StoreError) in try RollupFolder.foldedSeq(reader) } == 500)
+    #expect(try reader.scalarInt("SELECT sum(events) FROM rollups.daily_counts") == 500)
+  }
+
+  @Test("past the backlog cap the writer waits for the fold thread; no answer is lost")
+  func waitsForTheFoldPastTheCap() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let database = try scratch.openDatabase()
+    let app = try database.addApp("shop")
+    var limits = BatchWriter.Limits()
+    limits.maxUnfoldedEvents = 300
+    let writer = try BatchWriter(database: database, limits: limits)
+    startWriterThread(writer)
+    let answers = Answers()
+    var mostUnfolded: Int64 = 0
+    for job in 0..<30 {
+      let ids = (0..<100).map { "job\(job)-\($0)" }
+      #expect(writer.submit(batch(app, events(ids: ids))) { answers.record(job, $0) })
+      answers.waitFor(1)
+      mostUnfolded = max(mostUnfolded, writer.unfoldedEvents)
+    }
+    writer.stop()
+    // A batch is taken while at most 300 wait for the fold, and adds 100.
+    #expect(mostUnfolded <= 400, "\(mostUnfolded) unfolded at most")
+    #expect(mostUnfolded > 0, "ingest ran ahead of the fold at times")
+    #expect(try answers.outcomes(jobs: 30).allSatisfy { $0.accepted == 100 })
+    #expect(try database.storedEventCount() == 3_000)
+  }
+}
+
 private func startWriterThread(_ writer: BatchWriter) {
   let thread = Thread { writer.run() }
   thread.name = "test-writer"
