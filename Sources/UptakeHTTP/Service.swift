@@ -40,6 +40,17 @@ public final class Service: @unchecked Sendable {
     let path = configuration.databasePath
     let writeConnection = try Database(path: path)
     try Migrator.migrate(writeConnection)
+    switch writeConnection.rollupsPlacement {
+    case .moved:
+      logger.info(
+        "report aggregates moved to their own file", ["file": Database.rollupsPath(for: path)])
+    case .rebuilt(let reason):
+      logger.warning(
+        "report aggregates rebuilt from the events",
+        ["file": Database.rollupsPath(for: path), "reason": reason])
+    case .ready, .created, nil:
+      break
+    }
     createdDefaultApp = try AppRegistry.addDefaultIfEmpty(
       in: writeConnection, nowMs: WallClock.nowMs())
     let keys = try KeyDirectory(database: try Database(path: path, create: false))

@@ -28,6 +28,9 @@ public enum RollupStore {
   public enum Placement: Equatable, Sendable {
     /// In place already.
     case ready
+    /// A new database's, made in place (its migrations create the tables
+    /// in the events file, and they move while still empty).
+    case created
     /// The aggregates were in the events file (a database from before the
     /// split, or a new one: the migrations create them there) and moved.
     case moved
@@ -46,7 +49,10 @@ public enum RollupStore {
   static func place(_ database: Database) throws(StoreError) -> Placement {
     precondition(database.hasRollups, "place needs the rollups file attached")
     let databaseId = try identity(database)
-    if try move(database, databaseId: databaseId) { return .moved }
+    if try move(database, databaseId: databaseId) {
+      let hasEvents = try database.scalarInt("SELECT EXISTS (SELECT 1 FROM main.events)") == 1
+      return hasEvents ? .moved : .created
+    }
     guard let reason = try rebuildReason(database, databaseId: databaseId) else { return .ready }
     let schema = try freshSchema()
     try database.write { () throws(StoreError) in

@@ -62,7 +62,7 @@ struct RollupStoreTests {
     let scratch = try ScratchDirectory()
     defer { scratch.remove() }
     let database = try scratch.openDatabase()
-    #expect(database.rollupsPlacement == .moved, "the migrations create them in the events file")
+    #expect(database.rollupsPlacement == .created, "the migrations create them in the events file")
     #expect(try Self.tables(database, in: "main").isEmpty)
     #expect(try Self.tables(database, in: "rollups") == Set(RollupStore.tables + ["fold_state"]))
     #expect(FileManager.default.fileExists(atPath: Database.rollupsPath(for: scratch.databasePath)))
