@@ -69,8 +69,18 @@ public final class Database {
     // that may not create its events file cannot create this one either;
     // an empty file is an empty database, made here when it is missing.
     if !readOnly {
-      let file = open(rollupsPath, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
-      if file >= 0 { close(file) }
+      let file = open(rollupsPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+      if file >= 0 {
+        // A new file takes the events file's owner and mode, as SQLite
+        // gives its own -wal and -shm files: a command run as root must
+        // not leave the daemon's user a file it cannot write.
+        var events = stat()
+        if stat(path, &events) == 0 {
+          _ = fchown(file, events.st_uid, events.st_gid)
+          _ = fchmod(file, events.st_mode & 0o777)
+        }
+        close(file)
+      }
     }
     let attach = try Statement(database: self, sql: "ATTACH DATABASE ? AS rollups")
     try attach.bind(1, rollupsPath)

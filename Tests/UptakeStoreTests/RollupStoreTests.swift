@@ -144,4 +144,21 @@ struct RollupStoreTests {
     while try shop.inserter.foldRollups() > 0 {}
     return try reports(shop.database, shop.appNo)
   }
+
+  @Test("a rollups file made by root belongs to the events file's owner, with its mode")
+  func ownerOfANewRollupsFile() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    // The daemon's user owns the events file; a root command upgrades it.
+    _ = try Database(path: scratch.databasePath, rollups: false)
+    let nobody: uid_t = 65534
+    guard geteuid() == 0, chown(scratch.databasePath, nobody, nobody) == 0 else { return }
+    #expect(chmod(scratch.databasePath, 0o640) == 0)
+    let database = try Database(path: scratch.databasePath)
+    try Migrator.migrate(database)
+    var rollups = stat()
+    #expect(stat(Database.rollupsPath(for: scratch.databasePath), &rollups) == 0)
+    #expect(rollups.st_uid == nobody && rollups.st_gid == nobody)
+    #expect(rollups.st_mode & 0o777 == 0o640)
+  }
 }
