@@ -13,7 +13,10 @@ public enum Migrator {
       "CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)"
     )
     var applied: [String] = []
-    for migration in embeddedMigrations {
+    // Read first: a command on an up-to-date database takes no write lock,
+    // which would wait for the daemon's fold and hold its inserts meanwhile.
+    let recorded = Set(try appliedMigrations(database))
+    for migration in embeddedMigrations where !recorded.contains(migration.name) {
       let didApply = try database.write { () throws(StoreError) -> Bool in
         let existing = try database.statement("SELECT 1 FROM schema_migrations WHERE name = ?")
         try existing.bind(1, migration.name)

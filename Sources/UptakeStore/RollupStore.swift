@@ -64,7 +64,13 @@ public enum RollupStore {
   /// The events file's random identity, made at its first placement, so a
   /// rollups file can tell whose it is.
   private static func identity(_ database: Database) throws(StoreError) -> Int64 {
-    try database.write { () throws(StoreError) -> Int64 in
+    // Read first, as the migrations do: it is there but on the first start.
+    if let id = try database.scalarInt(
+      "SELECT value FROM main.store_state WHERE name = '\(databaseIdName)'")
+    {
+      return id
+    }
+    return try database.write { () throws(StoreError) -> Int64 in
       let read = try database.statement("SELECT value FROM main.store_state WHERE name = ?")
       try read.bind(1, databaseIdName)
       defer { read.reset() }
@@ -87,6 +93,8 @@ public enum RollupStore {
   /// copy is made again), then the originals are dropped. False when there
   /// were none to move.
   private static func move(_ database: Database, databaseId: Int64) throws(StoreError) -> Bool {
+    // Read first: nothing to move but on an upgrade or a new database.
+    guard try !tableSchema(database, in: "main").isEmpty else { return false }
     let moved = try database.write { () throws(StoreError) -> [String] in
       let schema = try tableSchema(database, in: "main")
       guard !schema.isEmpty else { return [] }

@@ -161,4 +161,21 @@ struct RollupStoreTests {
     #expect(rollups.st_uid == nobody && rollups.st_gid == nobody)
     #expect(rollups.st_mode & 0o777 == 0o640)
   }
+
+  @Test("opening an up-to-date database takes no write lock, so a command never holds ingest")
+  func upToDateTakesNoWriteLock() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    _ = try scratch.openDatabase()
+    // The daemon's writer and fold hold both files' write locks.
+    let holder = try Database(path: scratch.databasePath)
+    try holder.execute("BEGIN IMMEDIATE")
+    defer { try? holder.execute("ROLLBACK") }
+    let started = Date()
+    let command = try Database(path: scratch.databasePath)
+    #expect(try Migrator.migrate(command).isEmpty)
+    #expect(command.rollupsPlacement == .ready)
+    // A write lock would have waited out the 5 s busy timeout and failed.
+    #expect(Date().timeIntervalSince(started) < 2)
+  }
 }
