@@ -118,8 +118,6 @@ public final class BatchWriter: @unchecked Sendable {
     try database.execute("PRAGMA main.cache_size = -\(Self.cacheKiB)")
     if let bytes = limits.maxFileBytes { try database.limitSize(toBytes: bytes) }
     let inserter = EventInserter(database: database)
-    // The fold thread folds; past the cap this writer waits for it instead.
-    inserter.maxUnfoldedUnderLoad = .max
     self.inserter = inserter
     folder = try FoldWriter(
       path: database.path, maxUnfoldedEvents: limits.maxUnfoldedEvents,
@@ -193,7 +191,7 @@ public final class BatchWriter: @unchecked Sendable {
         // A failed step (disk full) is tried again on a later round; it
         // leaves nothing half-done, each step being one transaction.
         do {
-          try inserter.performMaintenanceStep(mayFold: false, busy: true)
+          try inserter.mergeNextDuplicateChunk()
           maintenanceFailed = false
         } catch {
           if !maintenanceFailed { observer.maintenanceFailed(error.description) }

@@ -213,6 +213,13 @@ public final class EventInserter {
   /// True while the duplicate index merges its in-memory level to disk.
   public var isMergingDuplicates: Bool { dedup.isMerging }
 
+  /// Writes the next slice of the duplicate index's merge, in a
+  /// transaction of its own: the daemon's writer's only upkeep, as its
+  /// fold thread folds.
+  public func mergeNextDuplicateChunk() throws(StoreError) {
+    try dedup.mergeNextChunk(database)
+  }
+
   /// True when there is upkeep to do: the duplicate index's merge always;
   /// folding events into the aggregates when `mayFold`, or anyway once the
   /// backlog has grown past `maxUnfoldedUnderLoad`.

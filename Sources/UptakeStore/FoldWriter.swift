@@ -50,10 +50,10 @@ public final class FoldWriter: @unchecked Sendable {
   private var lastStored = Date()
   private var stopping = false
   private var running = false
+  /// The last step failed; the next is a retry.
   private var foldFails = false
   /// Only the fold thread touches these.
   private var lastFold = Date.distantPast
-  private var lastStepFailed = false
   private var rewinder: LogRewinder
 
   /// Opens its own connection to the database at `path`. `failed` is
@@ -102,12 +102,20 @@ public final class FoldWriter: @unchecked Sendable {
     return storedThroughSeq - foldedThroughSeq
   }
 
-  /// The writer committed events up to `seq`.
+  /// The writer committed events up to `seq`. The fold thread is woken
+  /// only when that changes what it waits for, a backlog appearing or
+  /// reaching `foldAtOnceEvents`, not for every commit: single-event
+  /// ingest commits a couple of thousand times a second, and its timed
+  /// waits read `lastStored` when they end.
   func stored(through seq: Int64) {
     condition.lock()
+    let before = storedThroughSeq - foldedThroughSeq
     storedThroughSeq = max(storedThroughSeq, seq)
     lastStored = Date()
-    condition.broadcast()
+    let after = storedThroughSeq - foldedThroughSeq
+    if before <= 0 || (before < foldAtOnceEvents && after >= foldAtOnceEvents) {
+      condition.broadcast()
+    }
     condition.unlock()
   }
 
@@ -175,7 +183,7 @@ public final class FoldWriter: @unchecked Sendable {
       let now = Date()
       var due = Date.distantFuture
       if backlog > 0 {
-        if lastStepFailed {
+        if foldFails {
           due = lastFold.addingTimeInterval(Self.retrySeconds)
           if now >= due { return min(backlog, Self.maxStepEvents) }
         } else if backlog >= foldAtOnceEvents
@@ -212,22 +220,18 @@ public final class FoldWriter: @unchecked Sendable {
       let folded = try database.read { () throws(StoreError) -> Int64 in
         try RollupFolder.foldedSeq(database)
       }
-      lastStepFailed = false
       condition.lock()
       foldedThroughSeq = folded
-      // Nothing left to read: everything stored is folded (another
-      // process may have folded it).
-      if prepared == nil { storedThroughSeq = max(folded, foldedThroughSeq) }
       foldFails = false
       condition.broadcast()
       condition.unlock()
     } catch {
-      if !lastStepFailed { failed(error.description) }
-      lastStepFailed = true
       condition.lock()
+      let wasFailing = foldFails
       foldFails = true
       condition.broadcast()
       condition.unlock()
+      if !wasFailing { failed(error.description) }
     }
   }
 }

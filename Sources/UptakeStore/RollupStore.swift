@@ -130,9 +130,7 @@ public enum RollupStore {
       let owner = try database.scalarInt(
         "SELECT value FROM rollups.fold_state WHERE name = '\(databaseIdName)'")
       guard owner == databaseId else { return "the rollups file belongs to another database" }
-      let folded =
-        try database.scalarInt(
-          "SELECT value FROM rollups.fold_state WHERE name = '\(foldedSeqName)'") ?? 0
+      let folded = try RollupFolder.foldedSeq(database)
       let stored = try database.scalarInt("SELECT max(seq) FROM main.events") ?? 0
       guard folded <= stored else {
         return "the rollups file has folded events the events file does not have"
