@@ -257,26 +257,25 @@ public final class Database {
     return statement
   }
 
-  /// Runs `body` in a transaction; BEGIN IMMEDIATE takes the write lock at
-  /// once, so a busy database fails here rather than halfway through.
+  /// Runs `body` in a transaction that takes its write lock at once (of
+  /// every file, or of the one `writeLock` names), so a busy database fails
+  /// here rather than halfway through.
   public func write<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+    let lock: String
     switch writeLock {
     case .allFiles:
       return try transaction(begin: "BEGIN IMMEDIATE", body)
     case .eventsFile:
-      // A write statement takes its file's write lock when it starts, even
-      // one that changes nothing.
-      return try transaction(begin: "BEGIN") { () throws(StoreError) -> T in
-        try execute("UPDATE main.store_state SET value = value WHERE 0")
-        return try body()
-      }
+      lock = "UPDATE main.store_state SET value = value WHERE 0"
     case .rollupsFile:
-      // As above; the events file's snapshot is taken by the first read of
-      // it, if any.
-      return try transaction(begin: "BEGIN") { () throws(StoreError) -> T in
-        try execute("UPDATE rollups.fold_state SET value = value WHERE 0")
-        return try body()
-      }
+      lock = "UPDATE rollups.fold_state SET value = value WHERE 0"
+    }
+    // A write statement takes its file's write lock when it starts, even
+    // one that changes nothing; the other file's snapshot, if it is read,
+    // is taken by its first read. Prepared once: it runs every commit.
+    return try transaction(begin: "BEGIN") { () throws(StoreError) -> T in
+      try statement(lock).run()
+      return try body()
     }
   }
 
