@@ -5,3 +5,9 @@
 static inline void (*uptake_sqlite_transient(void))(void *) {
   return SQLITE_TRANSIENT;
 }
+
+/// sqlite3_config is variadic, which Swift cannot call: this turns off
+/// SQLite's memory statistics. Call before the first connection opens.
+static inline int uptake_sqlite_disable_memory_statistics(void) {
+  return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}

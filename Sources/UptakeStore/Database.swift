@@ -36,6 +36,7 @@ public final class Database {
   public init(path: String, create: Bool = true, readOnly: Bool = false, rollups: Bool = true)
     throws(StoreError)
   {
+    _ = Self.memoryStatisticsOff
     var handle: OpaquePointer?
     var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
     if readOnly {
@@ -55,6 +56,15 @@ public final class Database {
     try configure()
     if hasRollups { try attachRollups(readOnly: readOnly) }
   }
+
+  /// Debian's SQLite keeps memory statistics, which takes one mutex of the
+  /// whole process on every allocation, and built without lookaside it
+  /// allocates for nearly every row: the writer, the fold thread and the
+  /// readers queued on it. Turned off before the first connection opens
+  /// (a `static let` runs once); Uptake never reads the statistics.
+  /// 100-event batches, 30 s: 179,481 / 174,553 against 169,742 / 168,013
+  /// events/s.
+  private static let memoryStatisticsOff: Int32 = uptake_sqlite_disable_memory_statistics()
 
   /// The rollups file of the database at `path`.
   public static func rollupsPath(for path: String) -> String { path + "-rollups" }
