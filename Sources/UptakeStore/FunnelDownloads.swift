@@ -37,7 +37,8 @@ struct FunnelDownloads {
   private var updates = TextNumbering()
   /// `updates`' number of each update rank of the batch.
   private let batchUpdates: [Int32]
-  private var changed: [(key: Key, row: Row)] = []
+  /// Rows to write; `merges`: into a stored row that was not read.
+  private var changed: [(key: Key, row: Row, merges: Bool)] = []
   /// An install's stored rows. Named index: without statistics SQLite
   /// takes the primary key's (app_no, is_test) prefix instead, and walks
   /// every download of the app for each install.
@@ -60,10 +61,21 @@ struct FunnelDownloads {
   /// first change of `timeline`, the install's install_days rows after
   /// the fold. Only rows that are new or whose link moved are written.
   /// An install has a few downloads, so plain arrays serve.
+  ///
+  /// When the fold left the install's version changes as they were
+  /// (`changesMoved` false), its stored rows are linked to them already,
+  /// so they are not read: the batch's downloads are merged into them as
+  /// they are written (`write`), which keeps the earlier first time and
+  /// that time's link. Reading them by install was a tenth of the fold
+  /// under a flood of batches, where nearly every download is of an
+  /// install whose versions did not move.
   mutating func relink(
-    _ scope: ChangeScope, known: Bool, events: ArraySlice<FoldEvent>, timeline: [SeenRow],
-    _ versions: inout TextNumbering
+    _ scope: ChangeScope, known: Bool, changesMoved: Bool, events: ArraySlice<FoldEvent>,
+    timeline: [SeenRow], _ versions: inout TextNumbering
   ) throws(StoreError) {
+    guard changesMoved else {
+      return merge(scope, events: events, changes: Self.changes(timeline, &versions))
+    }
     var rows: [(key: Key, stored: Row?, row: Row)] = []
     if known {
       try storedRows.bind(1, scope.appNo)
@@ -97,7 +109,28 @@ struct FunnelDownloads {
     let changes = Self.changes(timeline, &versions)
     for (key, stored, var row) in rows {
       row.laterChanges = changes.filter { $0.ts > row.firstTs }
-      if stored != row { changed.append((key, row)) }
+      if stored != row { changed.append((key, row, merges: false)) }
+    }
+  }
+
+  /// The batch's downloads of an install whose changes did not move, one
+  /// row per update and day, to be merged into any stored row.
+  private mutating func merge(
+    _ scope: ChangeScope, events: ArraySlice<FoldEvent>, changes: [Upgrade]
+  ) {
+    let start = changed.count
+    for event in events where event.action == UInt8(Action.download.rawValue) {
+      let key = key(scope, batchUpdates[Int(event.update)], event.day)
+      if let index = changed[start...].firstIndex(where: { $0.key == key }) {
+        changed[index].row.firstTs = min(changed[index].row.firstTs, event.timestampMs)
+        changed[index].row.lastTs = max(changed[index].row.lastTs, event.timestampMs)
+      } else {
+        changed.append(
+          (key, Row(firstTs: event.timestampMs, lastTs: event.timestampMs), merges: true))
+      }
+    }
+    for index in changed.indices[start...] {
+      changed[index].row.laterChanges = changes.filter { $0.ts > changed[index].row.firstTs }
     }
   }
 
@@ -112,7 +145,7 @@ struct FunnelDownloads {
       if left.day != right.day { return left.day < right.day }
       return left.installKey < right.installKey
     }
-    let upsert = try database.statement(
+    let replace = try database.statement(
       """
       INSERT INTO funnel_downloads (app_no, is_test, update_id, day, install_key, first_ts,
         last_ts, upgrade_ts, upgrade_from, upgrade_to, later_changes)
@@ -121,8 +154,23 @@ struct FunnelDownloads {
         upgrade_ts = excluded.upgrade_ts, upgrade_from = excluded.upgrade_from,
         upgrade_to = excluded.upgrade_to, later_changes = excluded.later_changes
       """)
+    // A stored row linked to the same changes: the earlier first time
+    // wins, with its link (SET reads the stored row's values throughout).
+    let merge = try database.statement(
+      """
+      INSERT INTO funnel_downloads (app_no, is_test, update_id, day, install_key, first_ts,
+        last_ts, upgrade_ts, upgrade_from, upgrade_to, later_changes)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT DO UPDATE SET first_ts = min(first_ts, excluded.first_ts),
+        last_ts = max(last_ts, excluded.last_ts),
+        upgrade_ts = iif(excluded.first_ts < first_ts, excluded.upgrade_ts, upgrade_ts),
+        upgrade_from = iif(excluded.first_ts < first_ts, excluded.upgrade_from, upgrade_from),
+        upgrade_to = iif(excluded.first_ts < first_ts, excluded.upgrade_to, upgrade_to),
+        later_changes = iif(excluded.first_ts < first_ts, excluded.later_changes, later_changes)
+      """)
     var packed: [UInt8] = []
-    for (key, row) in ordered {
+    for (key, row, merges) in ordered {
+      let upsert = merges ? merge : replace
       try upsert.bind(1, key.appNo)
       try upsert.bind(2, Int64(key.isTest ? 1 : 0))
       try upsert.bind(3, updates.texts[Int(key.update)])

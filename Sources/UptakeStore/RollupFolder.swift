@@ -331,7 +331,8 @@ enum RollupFolder {
         || events[start..<end].contains(where: { $0.action == UInt8(Action.download.rawValue) })
       {
         try funnelDownloads.relink(
-          scope, known: isKnown, events: events[start..<end], timeline: timeline, &batch.versions)
+          scope, known: isKnown, changesMoved: changesMoved, events: events[start..<end],
+          timeline: timeline, &batch.versions)
       }
       start = end
     }

@@ -103,6 +103,25 @@ struct FunnelDownloadsTests {
       try Self.rows(database)
         == row(
           "2026-03-10T08:30:00Z", "2026-03-10T09:00:00Z", ("2026-03-10T20:00:00Z", "1.0.0→2.0.0")))
+
+    // A later download of the day, on a version already seen, moves no
+    // change: it is merged into the stored row, whose first time and
+    // link stay.
+    try Self.store(
+      [event(action: .download, appVersion: "2.0.0", installId: "a", at: "2026-03-10T22:00:00Z")],
+      inserter, appNo)
+    #expect(
+      try Self.rows(database)
+        == row(
+          "2026-03-10T08:30:00Z", "2026-03-10T22:00:00Z", ("2026-03-10T20:00:00Z", "1.0.0→2.0.0")))
+    // And an earlier one, merged the same way, takes its own link.
+    try Self.store(
+      [event(action: .download, appVersion: "1.0.0", installId: "a", at: "2026-03-10T08:15:00Z")],
+      inserter, appNo)
+    #expect(
+      try Self.rows(database)
+        == row(
+          "2026-03-10T08:15:00Z", "2026-03-10T22:00:00Z", ("2026-03-10T20:00:00Z", "1.0.0→2.0.0")))
   }
 
   @Test("schema/0004 links the downloads of a database folded before it, as the fold does")
