@@ -21,6 +21,8 @@ let package = Package(
     .systemLibrary(
       name: "CCrypto", pkgConfig: "libcrypto",
       providers: [.apt(["libssl-dev"])]),
+    // glibc's malloc settings (malloc.h), which the Swift Glibc module leaves out.
+    .systemLibrary(name: "CMalloc"),
     .systemLibrary(
       name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
       providers: [.apt(["libmicrohttpd-dev"])]),
@@ -32,7 +34,7 @@ let package = Package(
     .target(
       name: "UptakeHTTP",
       dependencies: ["UptakeCore", "UptakeStore", "CMicroHTTPD", "CZlib"]),
-    .executableTarget(name: "uptaked", dependencies: ["UptakeHTTP"]),
+    .executableTarget(name: "uptaked", dependencies: ["UptakeHTTP", "CMalloc"]),
     .executableTarget(name: "uptake", dependencies: ["UptakeStore"]),
     .target(name: "UptakeDataGen", dependencies: ["UptakeCore"]),
     .target(name: "UptakeClient"),

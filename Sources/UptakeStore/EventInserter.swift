@@ -202,13 +202,14 @@ public final class EventInserter {
   /// Events per fold step while batches keep coming past the cap: then the
   /// fold must keep pace with ingest, and its cost an event falls with the
   /// step, as each step writes a page of the rollup tables once for all
-  /// its events that land there. Sustained 100-event batches, with bucket
-  /// membership filtered in memory (`BucketMembership`): 126.5–129.8k
-  /// events/s in 100k steps, 132.1–133.2k in 125k, 134.9–138.1k in 150k,
-  /// with request p99 0.67–0.71, 0.81–0.82 and 0.92–0.93 s and peak RSS
-  /// 116–117, 120–121 and 127–130 MiB (docs/profile-ingest.md). 125k keeps
-  /// a flood's requests under a second with room for a noisier machine.
-  public static let floodFoldStepEvents = 125_000
+  /// its events that land there. Sustained 100-event batches with the fold
+  /// on its own thread (`FoldWriter`) and large blocks mapped (uptaked's
+  /// main.swift): 181,480–182,226 events/s in 125k steps at 110 MiB peak
+  /// RSS, 194,841 in 200k at 127.8, 196,919–202,065 in 250k at 130.9–131.0
+  /// and 208,565 in 300k at 142.8; request p99 0.31–0.44 s throughout, as
+  /// the writer waits for one step at a time (docs/profile-ingest.md).
+  /// 250k leaves room under the 150 MiB budget.
+  public static let floodFoldStepEvents = 250_000
 
   /// True while the duplicate index merges its in-memory level to disk.
   public var isMergingDuplicates: Bool { dedup.isMerging }
