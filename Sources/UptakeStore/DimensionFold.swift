@@ -21,6 +21,9 @@ enum DimensionFold {
     let hourly: [(key: CountKey, events: Int)]
     /// In presence_runs' order: by day, then install and dimension set.
     let sightings: [Sighting]
+
+    /// What is left of one written: nothing.
+    static let written = Prepared(highestStored: 0, numbers: [], hourly: [], sightings: [])
   }
 
   /// Counts the batch's events; call while its events are in seq order,

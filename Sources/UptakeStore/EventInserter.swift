@@ -127,8 +127,7 @@ public final class EventInserter {
   /// first, folds the same number of events afresh; returns how many it
   /// folded.
   @discardableResult
-  public func foldRollups(_ prepared: PreparedFold) throws(StoreError) -> Int {
-    var prepared = prepared
+  public func foldRollups(_ prepared: consuming PreparedFold) throws(StoreError) -> Int {
     let written = try RollupFolder.write(&prepared, membership: membership, database)
     guard written else { return try foldRollups(maxEvents: prepared.count) }
     unfoldedEvents = max(1, unfoldedEvents - prepared.count)

@@ -5,7 +5,7 @@ public struct PreparedFold: Sendable {
   /// The folded seq it was read after: it is stale once that moved.
   let afterSeq: Int64
   var batch: FoldBatch
-  let dimensions: DimensionFold.Prepared
+  var dimensions: DimensionFold.Prepared
 
   /// Events it folds.
   public var count: Int { batch.count }

@@ -213,10 +213,12 @@ public final class FoldWriter: @unchecked Sendable {
   private func fold(_ size: Int) {
     lastFold = Date()
     do {
-      let prepared = try database.read { () throws(StoreError) -> PreparedFold? in
+      var step = try database.read { () throws(StoreError) -> PreparedFold? in
         try RollupFolder.prepare(database, maxEvents: size)
       }
-      if let prepared { try inserter.foldRollups(prepared) }
+      // Handed over, not copied: a second reference to the step's arrays
+      // would make the fold's in-place sort copy its events.
+      if let prepared = step.take() { try inserter.foldRollups(consume prepared) }
       let folded = try database.read { () throws(StoreError) -> Int64 in
         try RollupFolder.foldedSeq(database)
       }

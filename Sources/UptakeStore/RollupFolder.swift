@@ -87,6 +87,8 @@ enum RollupFolder {
   ) throws(StoreError) {
     membership.beginFold(after: prepared.afterSeq, prepared.batch)
     try DimensionFold.write(prepared.dimensions, prepared.batch, database)
+    // Its sightings, 32 bytes an event, need not outlive it.
+    prepared.dimensions = .written
     try writeDaily(prepared.batch, membership, database)
     try writeSeen(&prepared.batch, database)
     let record = try database.statement(
