@@ -95,8 +95,12 @@ public final class BatchWriter: @unchecked Sendable {
   static let maxProbeSeconds = 4.0
   /// Only the writer thread touches this.
   private var probePause = firstProbeSeconds
-  /// The writer connection's page cache of the events file.
-  static let cacheKiB = 16 * 1024
+  /// The writer connection's page cache of the events file. Its inserts
+  /// append, and the duplicate index merges sorted keys, so more cache
+  /// holds nothing they touch twice: 100-event batches ran at 192,110 /
+  /// 193,144 events/s with 8 MiB against 191,763 / 192,173 with 16, and
+  /// peaked 8–12 MiB lower (room the fold's steps use).
+  static let cacheKiB = 8 * 1024
   /// How often the writer, held back by the backlog cap, looks whether it
   /// is stopping.
   static let backlogWaitSeconds = 0.05

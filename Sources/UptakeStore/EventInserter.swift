@@ -204,11 +204,13 @@ public final class EventInserter {
   /// its events that land there. Sustained 100-event batches with the fold
   /// on its own thread (`FoldWriter`) and large blocks mapped (uptaked's
   /// main.swift): 181,480–182,226 events/s in 125k steps at 110 MiB peak
-  /// RSS, 194,841 in 200k at 127.8, 196,919–202,065 in 250k at 130.9–131.0
-  /// and 208,565 in 300k at 142.8; request p99 0.31–0.44 s throughout, as
-  /// the writer waits for one step at a time (docs/profile-ingest.md).
-  /// 250k leaves room under the 150 MiB budget.
-  public static let floodFoldStepEvents = 250_000
+  /// RSS, 194,841 in 200k at 127.8 and 196,919–202,065 in 250k at 130.9–131.0
+  /// (docs/profile-ingest.md); after the step stopped copying its events
+  /// and the writer's cache went from 16 to 8 MiB, 250k peaked at 118.7–
+  /// 118.9 MiB and 300k ran at 202,538 / 202,828 against 192,110 / 193,144
+  /// events/s, peaking at 128.4 / 129.1 MiB. Request p99 stays under half a
+  /// second, as the writer waits for one step at a time.
+  public static let floodFoldStepEvents = 300_000
 
   /// True while the duplicate index merges its in-memory level to disk.
   public var isMergingDuplicates: Bool { dedup.isMerging }
