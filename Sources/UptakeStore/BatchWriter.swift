@@ -116,9 +116,7 @@ public final class BatchWriter: @unchecked Sendable {
     // never wait for them, nor they for the fold's.
     database.writeLock = .eventsFile
     // The fold thread's connection caches the aggregates; this one needs
-    // the events file's hot pages only (the end of events, the duplicate
-    // index). 16 MiB ran 100-event batches as fast as 32 (171.6k against
-    // 174.5k events/s, one run each) and kept the daemon 30 MiB smaller.
+    // the events file's hot pages only (see `cacheKiB`).
     try database.execute("PRAGMA main.cache_size = -\(Self.cacheKiB)")
     if let bytes = limits.maxFileBytes { try database.limitSize(toBytes: bytes) }
     let inserter = EventInserter(database: database)

@@ -198,8 +198,9 @@ public final class EventInserter {
   /// stays near 100 ms. Past the cap the writer folds in
   /// `floodFoldStepEvents` steps instead.
   public static let busyFoldStepEvents = 10_000
-  /// Events per fold step while batches keep coming past the cap: then the
-  /// fold must keep pace with ingest, and its cost an event falls with the
+  /// Events per fold step while batches keep coming past the cap, and the
+  /// fold thread's largest step (`FoldWriter`): then the fold must keep
+  /// pace with ingest, and its cost an event falls with the
   /// step, as each step writes a page of the rollup tables once for all
   /// its events that land there. Sustained 100-event batches with the fold
   /// on its own thread (`FoldWriter`) and large blocks mapped (uptaked's

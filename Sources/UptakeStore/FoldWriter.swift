@@ -23,8 +23,8 @@ import Foundation
 /// (`waitUntilBacklog(atMost:)`), so reports never read more than that many
 /// unfolded events.
 public final class FoldWriter: @unchecked Sendable {
-  /// Events per step at most: a step's events are held in memory while it
-  /// runs, ~100 bytes each.
+  /// Events per step at most: a step holds about 130 bytes an event in
+  /// memory at its peak.
   static let maxStepEvents = EventInserter.floodFoldStepEvents
   /// A step under steady ingest, below `foldAtOnceEvents`.
   static let busyStepEvents = EventInserter.busyFoldStepEvents

@@ -56,28 +56,24 @@ struct FunnelDownloads {
     self.updates = updates
   }
 
-  /// Links the install's stored downloads (read when `known`: an install
-  /// new to this fold has none) and the batch's `events` of it to the
-  /// first change of `timeline`, the install's install_days rows after
-  /// the fold. Only rows that are new or whose link moved are written.
-  /// An install has a few downloads, so plain arrays serve.
+  /// Links the install's stored downloads and the batch's `events` of it
+  /// to the first change of `timeline`, the install's install_days rows
+  /// after the fold. Only rows that are new or whose link moved are
+  /// written. An install has a few downloads, so plain arrays serve.
   ///
-  /// When the fold left the install's version changes as they were
-  /// (`changesMoved` false), its stored rows are linked to them already,
-  /// so they are not read: the batch's downloads are merged into them as
-  /// they are written (`write`), which keeps the earlier first time and
-  /// that time's link. Reading them by install was a tenth of the fold
-  /// under a flood of batches, where nearly every download is of an
-  /// install whose versions did not move.
+  /// The stored rows are read only when the fold moved the install's
+  /// version changes (and it is `known`: an install new to this fold has
+  /// none). Otherwise they are linked to those changes already, and the
+  /// batch's downloads are merged into them as they are written (`write`),
+  /// which keeps the earlier first time and that time's link. Reading them
+  /// by install was a tenth of the fold under a flood of batches, where
+  /// nearly every download is of an install whose versions did not move.
   mutating func relink(
     _ scope: ChangeScope, known: Bool, changesMoved: Bool, events: ArraySlice<FoldEvent>,
     timeline: [SeenRow], _ versions: inout TextNumbering
   ) throws(StoreError) {
-    guard changesMoved else {
-      return merge(scope, events: events, changes: Self.changes(timeline, &versions))
-    }
     var rows: [(key: Key, stored: Row?, row: Row)] = []
-    if known {
+    if known && changesMoved {
       try storedRows.bind(1, scope.appNo)
       try storedRows.bind(2, Int64(scope.isTest ? 1 : 0))
       try storedRows.bind(3, scope.installKey)
@@ -109,28 +105,7 @@ struct FunnelDownloads {
     let changes = Self.changes(timeline, &versions)
     for (key, stored, var row) in rows {
       row.laterChanges = changes.filter { $0.ts > row.firstTs }
-      if stored != row { changed.append((key, row, merges: false)) }
-    }
-  }
-
-  /// The batch's downloads of an install whose changes did not move, one
-  /// row per update and day, to be merged into any stored row.
-  private mutating func merge(
-    _ scope: ChangeScope, events: ArraySlice<FoldEvent>, changes: [Upgrade]
-  ) {
-    let start = changed.count
-    for event in events where event.action == UInt8(Action.download.rawValue) {
-      let key = key(scope, batchUpdates[Int(event.update)], event.day)
-      if let index = changed[start...].firstIndex(where: { $0.key == key }) {
-        changed[index].row.firstTs = min(changed[index].row.firstTs, event.timestampMs)
-        changed[index].row.lastTs = max(changed[index].row.lastTs, event.timestampMs)
-      } else {
-        changed.append(
-          (key, Row(firstTs: event.timestampMs, lastTs: event.timestampMs), merges: true))
-      }
-    }
-    for index in changed.indices[start...] {
-      changed[index].row.laterChanges = changes.filter { $0.ts > changed[index].row.firstTs }
+      if stored != row { changed.append((key, row, merges: !changesMoved)) }
     }
   }
 
