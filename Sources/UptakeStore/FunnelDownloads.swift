@@ -5,7 +5,7 @@ import UptakeCore
 /// first time (`later_changes`; the first of them also in the upgrade_*
 /// columns). The fold calls `relink` for an install whose downloads or
 /// version changes it touched, with the install's whole timeline; the rows
-/// are written once each, in key order, at the end.
+/// are written once each, in install order, at the end.
 struct FunnelDownloads {
   /// The first version change after a download: versions are numbers of
   /// the fold's `TextNumbering`.
@@ -111,14 +111,23 @@ struct FunnelDownloads {
 
   func write(_ database: Database, versions: TextNumbering) throws(StoreError) {
     guard !changed.isEmpty else { return }
+    // In install order, not the table's key order: each row also goes
+    // into the index by install, and a step's rows of one install lie
+    // together there. In key order the index took them at random pages,
+    // nearly every one a miss of the 8 MiB cache, while in install order
+    // it takes them in one sweep and the table in one sweep per update and
+    // day, each holding one page at a time. 100-event batches, 30 s, four
+    // alternated runs: median 209,900 against 203,700 events/s, request
+    // p99 52–60 against 65–434 ms. The relink met the installs in this
+    // order already, so the sort finds it nearly done.
     let ranks = updates.byteOrderRanks()
     let ordered = changed.sorted { lhs, rhs in
       let (left, right) = (lhs.key, rhs.key)
       if left.appNo != right.appNo { return left.appNo < right.appNo }
       if left.isTest != right.isTest { return !left.isTest }
+      if left.installKey != right.installKey { return left.installKey < right.installKey }
       if left.update != right.update { return ranks[Int(left.update)] < ranks[Int(right.update)] }
-      if left.day != right.day { return left.day < right.day }
-      return left.installKey < right.installKey
+      return left.day < right.day
     }
     let replace = try database.statement(
       """
