@@ -220,7 +220,8 @@ enum DimensionFold {
           dimsNo: numbers[Int(event.dimensions)], day: event.day, isTest: event.isTest,
           action: event.action, hourOfDay: UInt8(hour - Int64(event.day) * 24)))
     }
-    sightings.sort { lhs, rhs in
+    // Equal sightings only add their hour bits to one entry: any order.
+    sightings.sortUnstably { lhs, rhs in
       if lhs.appNo != rhs.appNo { return lhs.appNo < rhs.appNo }
       if lhs.isTest != rhs.isTest { return !lhs.isTest }
       if lhs.day != rhs.day { return lhs.day < rhs.day }

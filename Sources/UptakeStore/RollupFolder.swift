@@ -99,8 +99,10 @@ enum RollupFolder {
   }
 
   /// daily_counts' key order (bucket, then install), then time and version.
+  /// Events equal in all of these differ only in their dimensions, which
+  /// `writeDaily` does not read, so the sort need not be stable.
   private static func sortForDaily(_ events: inout [FoldEvent]) {
-    events.sort { lhs, rhs in
+    events.sortUnstably { lhs, rhs in
       if lhs.appNo != rhs.appNo { return lhs.appNo < rhs.appNo }
       if lhs.isTest != rhs.isTest { return !lhs.isTest }
       if lhs.update != rhs.update { return lhs.update < rhs.update }
@@ -224,7 +226,9 @@ enum RollupFolder {
   private static func writeSeen(_ batch: inout FoldBatch, _ database: Database)
     throws(StoreError)
   {
-    batch.events.sort { lhs, rhs in
+    // Events of one install equal in time and version give the same
+    // timeline row, so their order does not matter.
+    batch.events.sortUnstably { lhs, rhs in
       if lhs.hasInstall != rhs.hasInstall { return lhs.hasInstall }
       if lhs.appNo != rhs.appNo { return lhs.appNo < rhs.appNo }
       if lhs.isTest != rhs.isTest { return !lhs.isTest }

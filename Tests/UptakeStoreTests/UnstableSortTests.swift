@@ -1,0 +1,72 @@
+import Testing
+
+@testable import UptakeStore
+
+@Suite("sortUnstably: the order the standard sort gives, in place")
+struct UnstableSortTests {
+  /// Pairs sorted by their key alone: equal keys may come in any order,
+  /// so results are compared as keys and as multisets.
+  struct Keyed: Hashable {
+    var key: Int
+    var tag: Int
+  }
+
+  static let shapes: [(name: String, make: @Sendable (Int) -> [Int])] = [
+    (
+      "random, many equal",
+      { count in (0..<count).map { _ in Int.random(in: 0..<(count / 4 + 1)) } }
+    ),
+    ("random, distinct", { count in Array(0..<count).shuffled() }),
+    ("ascending", { count in Array(0..<count) }),
+    ("descending", { count in Array((0..<count).reversed()) }),
+    ("all equal", { count in Array(repeating: 7, count: count) }),
+    ("organ pipe", { count in (0..<count).map { min($0, count - $0) } }),
+  ]
+
+  @Test(
+    "every shape and size, through quicksort and insertion sort",
+    arguments: [0, 1, 2, 3, 24, 25, 26, 100, 1_000, 20_000])
+  func matchesTheStandardSort(count: Int) {
+    for (name, make) in Self.shapes {
+      let keys = make(count)
+      let original = keys.enumerated().map { Keyed(key: $0.element, tag: $0.offset) }
+      var sorted = original
+      sorted.sortUnstably { $0.key < $1.key }
+      #expect(sorted.map(\.key) == keys.sorted(), "\(name), \(count) elements")
+      #expect(Set(sorted) == Set(original), "\(name), \(count): the same elements")
+    }
+  }
+
+  @Test("past its depth limit it finishes with heapsort", arguments: [0, 1, 3])
+  func heapsortFallback(depthLimit: Int) {
+    for (name, make) in Self.shapes {
+      let keys = make(5_000)
+      var sorted = keys
+      sorted.sortUnstably(depthLimit: depthLimit) { $0 < $1 }
+      #expect(sorted == keys.sorted(), "\(name), depth limit \(depthLimit)")
+    }
+  }
+
+  @Test("a multi-field order, as the fold's sorts use")
+  func multiField() {
+    let events = (0..<50_000).map { _ in
+      (
+        bucket: Int.random(in: 0..<50), install: Int64.random(in: 0..<2_000),
+        ts: Int.random(in: 0..<10)
+      )
+    }
+    func precedes(
+      _ lhs: (bucket: Int, install: Int64, ts: Int), _ rhs: (bucket: Int, install: Int64, ts: Int)
+    ) -> Bool {
+      if lhs.bucket != rhs.bucket { return lhs.bucket < rhs.bucket }
+      if lhs.install != rhs.install { return lhs.install < rhs.install }
+      return lhs.ts < rhs.ts
+    }
+    var sorted = events
+    sorted.sortUnstably(by: precedes)
+    let expected = events.sorted(by: precedes)
+    #expect(sorted.map(\.bucket) == expected.map(\.bucket))
+    #expect(sorted.map(\.install) == expected.map(\.install))
+    #expect(sorted.map(\.ts) == expected.map(\.ts))
+  }
+}
