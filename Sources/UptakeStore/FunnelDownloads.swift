@@ -129,29 +129,30 @@ struct FunnelDownloads {
       if left.update != right.update { return ranks[Int(left.update)] < ranks[Int(right.update)] }
       return left.day < right.day
     }
-    let replace = try database.statement(
-      """
+    let insert = """
       INSERT INTO funnel_downloads (app_no, is_test, update_id, day, install_key, first_ts,
         last_ts, upgrade_ts, upgrade_from, upgrade_to, later_changes)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT DO UPDATE SET first_ts = excluded.first_ts, last_ts = excluded.last_ts,
-        upgrade_ts = excluded.upgrade_ts, upgrade_from = excluded.upgrade_from,
-        upgrade_to = excluded.upgrade_to, later_changes = excluded.later_changes
-      """)
+      ON CONFLICT DO UPDATE SET
+      """
+    let replace = try database.statement(
+      insert
+        + """
+         first_ts = excluded.first_ts, last_ts = excluded.last_ts,
+          upgrade_ts = excluded.upgrade_ts, upgrade_from = excluded.upgrade_from,
+          upgrade_to = excluded.upgrade_to, later_changes = excluded.later_changes
+        """)
     // A stored row linked to the same changes: the earlier first time
     // wins, with its link (SET reads the stored row's values throughout).
     let merge = try database.statement(
-      """
-      INSERT INTO funnel_downloads (app_no, is_test, update_id, day, install_key, first_ts,
-        last_ts, upgrade_ts, upgrade_from, upgrade_to, later_changes)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT DO UPDATE SET first_ts = min(first_ts, excluded.first_ts),
-        last_ts = max(last_ts, excluded.last_ts),
-        upgrade_ts = iif(excluded.first_ts < first_ts, excluded.upgrade_ts, upgrade_ts),
-        upgrade_from = iif(excluded.first_ts < first_ts, excluded.upgrade_from, upgrade_from),
-        upgrade_to = iif(excluded.first_ts < first_ts, excluded.upgrade_to, upgrade_to),
-        later_changes = iif(excluded.first_ts < first_ts, excluded.later_changes, later_changes)
-      """)
+      insert
+        + """
+         first_ts = min(first_ts, excluded.first_ts), last_ts = max(last_ts, excluded.last_ts),
+          upgrade_ts = iif(excluded.first_ts < first_ts, excluded.upgrade_ts, upgrade_ts),
+          upgrade_from = iif(excluded.first_ts < first_ts, excluded.upgrade_from, upgrade_from),
+          upgrade_to = iif(excluded.first_ts < first_ts, excluded.upgrade_to, upgrade_to),
+          later_changes = iif(excluded.first_ts < first_ts, excluded.later_changes, later_changes)
+        """)
     var packed: [UInt8] = []
     for (key, row, merges) in ordered {
       let upsert = merges ? merge : replace

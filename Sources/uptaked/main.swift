@@ -12,12 +12,12 @@ sigaddset(&stopSignals, SIGINT)
 pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
 // A client that disconnects mid-response must not kill the daemon.
 signal(SIGPIPE, SIG_IGN)
-// A fold step's arrays (its events, their sort buffers, the presence
-// sightings: tens of MB in a flood) get mappings of their own, returned
-// when the step ends. Past glibc's first large free its threshold rises to
-// 32 MiB, and they came from the fold thread's arena instead, whose freed
-// space stayed resident between the steps: 100-event batches peaked at
-// 133.9 MiB, and at 110.0 MiB with this (RSS peak, 125k-event steps).
+// A fold step's arrays (its events, the presence sightings: tens of MB in
+// a flood) get mappings of their own, returned when the step ends. Past
+// glibc's first large free its threshold rises to 32 MiB, and they came
+// from the fold thread's arena instead, whose freed space stayed resident
+// between the steps: 100-event batches peaked at 133.9 MiB, and at 110.0
+// MiB with this (RSS peak, 125k-event steps).
 _ = uptake_map_blocks_from(1 << 20)
 
 func fail(_ message: String, code: Int32) -> Never {
