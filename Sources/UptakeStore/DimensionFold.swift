@@ -238,6 +238,12 @@ enum DimensionFold {
   {
     var start = 0
     var entries: [PresenceEntry] = []
+    // Room for a day of sightings at once: grown by doubling, the array
+    // was copied into a fresh mapping at each step, whose pages the kernel
+    // then zeroed; with `perf` of 100-event batches, 1.7 % of uptaked's
+    // samples faulted in those pages. Reserved pages never written cost
+    // nothing.
+    entries.reserveCapacity(sightings.count)
     while start < sightings.count {
       let first = sightings[start]
       entries.removeAll(keepingCapacity: true)
