@@ -7,37 +7,56 @@
 ///
 /// Its size is fixed: 8 MiB, allocated when the first key goes in. With four
 /// bits a key about 1 key in 1,000 is a false positive at 3M merged keys and
-/// 1 in 25 at 10M; past that the filter fills up and lookups fall back to
+/// 1 in 20 at 10M; past that the filter fills up and lookups fall back to
 /// probing, as they did without it, rather than memory growing with the data.
+///
+/// Blocked, as `MemberFilter`: a key's four bits lie in one 64-byte block,
+/// so a lookup of a new key, made for every event ingested, misses the CPU
+/// cache once instead of four times (1.1 % of uptaked's samples under
+/// 100-event batches when the bits were spread over the whole filter).
 struct MergedKeyFilter {
-  private static let wordCount = 1 << 20
-  private static let bitMask = UInt64(wordCount * 64 - 1)
+  private static let wordsPerBlock = 8
+  private static let blockCount = 1 << 17
   private static let bitsPerKey = 4
 
   private var words: [UInt64] = []
 
   /// Adds a key. Keys are `StableHash.dedupKey`s, already evenly spread
-  /// over 64 bits, so the bit positions come straight from them.
+  /// over 64 bits, so the block and bit positions come straight from them.
   mutating func insert(_ key: Int64) {
-    if words.isEmpty { words = Array(repeating: 0, count: Self.wordCount) }
-    Self.forEachBit(of: key) { word, bit in words[word] |= bit }
+    if words.isEmpty {
+      words = Array(repeating: 0, count: Self.blockCount * Self.wordsPerBlock)
+    }
+    let base = Self.block(of: key)
+    words.withUnsafeMutableBufferPointer { words in
+      Self.forEachBit(of: key) { word, bit in words[base + word] |= bit }
+    }
   }
 
   /// False when `key` was certainly never inserted.
   func mayContain(_ key: Int64) -> Bool {
     guard !words.isEmpty else { return false }
+    let base = Self.block(of: key)
     var found = true
-    Self.forEachBit(of: key) { word, bit in found = found && words[word] & bit != 0 }
+    words.withUnsafeBufferPointer { words in
+      Self.forEachBit(of: key) { word, bit in found = found && words[base + word] & bit != 0 }
+    }
     return found
   }
 
-  /// The key's bit positions by double hashing of its two 32-bit halves.
+  /// The first word of the key's block, from its low bits.
+  private static func block(of key: Int64) -> Int {
+    (Int(truncatingIfNeeded: key) & (blockCount - 1)) * wordsPerBlock
+  }
+
+  /// The key's bits inside its block (512 bits), by double hashing of its
+  /// high half; the low bits chose the block.
   private static func forEachBit(of key: Int64, _ body: (Int, UInt64) -> Void) {
-    let hash = UInt64(bitPattern: key)
-    let step = (hash >> 32) | 1
-    var position = hash & 0xFFFF_FFFF
+    let high = UInt64(bitPattern: key) >> 32
+    let step = (high >> 16) | 1
+    var position = high & 0xFFFF
     for _ in 0..<bitsPerKey {
-      let bit = position & bitMask
+      let bit = position & 511
       body(Int(bit >> 6), 1 << (bit & 63))
       position &+= step
     }
