@@ -13,15 +13,16 @@ import UptakeCore
 ///   disk: every event row carries its key and rows are appended in `seq`
 ///   order, so the level is rebuilt at start by reading the events after
 ///   `dedup_merged_seq`. Lookups are a hash-set probe.
-/// - **Merged level, on disk.** `dedup_keys`, an integer-keyed table. When the
-///   recent level reaches `mergeThreshold` keys it is frozen, sorted and
-///   merged in `mergeChunks` key-range slices, one short transaction each, in
-///   between ingest batches. Sorted inserts touch each leaf page once per
-///   merge instead of once per event, so the write cost per event falls by
-///   about the number of keys per page. The last slice's transaction records
-///   the new `dedup_merged_seq`; a crash mid-merge only repeats the merge
-///   (INSERT OR IGNORE). Lookups not found in memory probe this table, unless
-///   a Bloom filter of its keys (`MergedKeyFilter`) rules them out.
+/// - **Merged level, on disk.** `dedup_blocks` (`DedupBlocks`): the keys
+///   sorted and packed a few hundred to a row. When the recent level
+///   reaches `mergeThreshold` keys it is frozen, sorted and merged in
+///   `mergeChunks` key-range slices, one short transaction each, in between
+///   ingest batches; each block the slice's keys fall in is read and
+///   rewritten once. The last slice's transaction records the new
+///   `dedup_merged_seq`; a crash mid-merge only repeats the merge (keys
+///   already stored are skipped). Lookups not found in memory read the one
+///   block a key would be in, unless a Bloom filter of the merged keys
+///   (`MergedKeyFilter`) rules them out.
 ///
 /// Another process (the CLI's `import`) may write events too. Writers are
 /// serialised by SQLite's write lock, so at the start of every write
@@ -31,7 +32,7 @@ import UptakeCore
 /// for a million ids of one app the chance is about 3 in 10^8.
 final class DedupIndex {
   /// Keys held in memory before a merge: about 16 MiB at this size, and one
-  /// merge then writes each page of `dedup_keys` about once per 512k events.
+  /// merge then writes each page of `dedup_blocks` about once per 512k events.
   static let defaultMergeThreshold = 1 << 19
   /// Slices per merge, so no single transaction stalls ingest for long.
   static let mergeChunks = 16
@@ -45,14 +46,15 @@ final class DedupIndex {
   /// The keys being merged, sorted, with the slice to merge next.
   private var frozen: [Int64] = []
   private var nextChunk = 0
-  /// Events with seq <= this have their key in `dedup_keys`.
+  /// Events with seq <= this have their key in `dedup_blocks`.
   private var mergedThroughSeq = unknownSeq
-  /// Events with seq <= this have their key in memory or in `dedup_keys`.
+  /// Events with seq <= this have their key in memory or in `dedup_blocks`.
   private var seenThroughSeq = unknownSeq
   /// The seq the frozen keys run up to; recorded when the merge completes.
   private var frozenThroughSeq: Int64 = 0
-  private var probe: Statement?
-  /// Every key in `dedup_keys`, so that most lookups need no probe.
+  /// This connection's statements on `dedup_blocks`, prepared once.
+  private var blocks: DedupBlocks?
+  /// Every key in `dedup_blocks`, so that most lookups need no probe.
   private var mergedFilter = MergedKeyFilter()
   /// `mergedFilter` holds the keys of all events with seq <= this.
   private var filterThroughSeq = unknownSeq
@@ -88,17 +90,14 @@ final class DedupIndex {
     if recent.contains(key) { return true }
     if !frozen.isEmpty, Self.sortedContains(frozen, key) { return true }
     guard mergedThroughSeq > 0, mergedFilter.mayContain(key) else { return false }
-    // Held, not looked up by its SQL text for every event.
-    let probe: Statement
-    if let held = self.probe {
-      probe = held
-    } else {
-      probe = try database.statement("SELECT 1 FROM dedup_keys WHERE key = ?")
-      self.probe = probe
-    }
-    try probe.bind(1, key)
-    defer { probe.reset() }
-    return try probe.step()
+    return try blocks(database).contains(key)
+  }
+
+  private func blocks(_ database: Database) throws(StoreError) -> DedupBlocks {
+    if let blocks { return blocks }
+    let prepared = try DedupBlocks(database)
+    blocks = prepared
+    return prepared
   }
 
   /// Records the key of an event inserted in the current transaction. It
@@ -148,11 +147,7 @@ final class DedupIndex {
       let chunkSize = (frozen.count + Self.mergeChunks - 1) / Self.mergeChunks
       let start = nextChunk * chunkSize
       let end = min(frozen.count, start + chunkSize)
-      let insert = try database.statement("INSERT OR IGNORE INTO dedup_keys (key) VALUES (?)")
-      for key in frozen[start..<end] {
-        try insert.bind(1, key)
-        try insert.run()
-      }
+      try blocks(database).merge(frozen[start..<end])
       let isLast = end == frozen.count
       if isLast {
         let record = try database.statement(
@@ -176,12 +171,11 @@ final class DedupIndex {
 
   /// Adds to the filter what was merged since it was last brought up to
   /// date: the keys of the events merged since (another process merged), or
-  /// at start everything in `dedup_keys`.
+  /// at start everything in `dedup_blocks`.
   private func catchUpFilter(_ database: Database, mergedThrough seq: Int64) throws(StoreError) {
     if filterThroughSeq == Self.unknownSeq || seq < filterThroughSeq {
       mergedFilter = MergedKeyFilter()
-      let all = try database.statement("SELECT key FROM dedup_keys")
-      while try all.step() { mergedFilter.insert(all.int64(0)) }
+      try DedupBlocks.forEachKey(database) { mergedFilter.insert($0) }
     } else if seq > filterThroughSeq {
       for key in try Self.keys(database, after: filterThroughSeq, through: seq) {
         mergedFilter.insert(key)

@@ -1,5 +1,5 @@
 /// A Bloom filter over the keys of the duplicate index's merged level
-/// (`dedup_keys`). A new event's key is almost never there, and ruling that
+/// (`dedup_blocks`). A new event's key is almost never there, and ruling that
 /// out by a B-tree probe for every event took 19 % of uptaked's CPU on
 /// 100-event batches once a merge had run; the filter rules it out in
 /// memory. It has no false negatives, so a key it rules out is certainly

@@ -60,6 +60,16 @@ extension Int64: PackedEntry {
       offset += 8
     }
   }
+
+  /// Sorts a blob of packed keys in place (a block of dedup_blocks).
+  static func sortPacked(_ blob: UnsafeMutableRawBufferPointer) {
+    var keys: [Int64] = []
+    forEachPacked(in: UnsafeRawBufferPointer(blob)) { keys.append($0) }
+    keys.sort()
+    for (index, key) in keys.enumerated() {
+      blob.storeBytes(of: key.littleEndian, toByteOffset: index * 8, as: Int64.self)
+    }
+  }
 }
 
 /// An install's first impression in a bucket, as funnel_impression_chunks

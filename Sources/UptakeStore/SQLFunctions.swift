@@ -11,7 +11,7 @@ enum SQLFunctions {
     for register in [
       registerInstallKey, { registerPack($0, .installKey) }, { registerPack($0, .firstImpression) },
       { registerPack($0, .versionChange) }, { registerPack($0, .presence) },
-      { registerPack($0, .dimensionCount) },
+      { registerPack($0, .dimensionCount) }, { registerPack($0, .sortedKeys) },
     ] {
       let code = register(handle)
       guard code == SQLITE_OK else { return code }
@@ -61,16 +61,17 @@ enum SQLFunctions {
   /// first_version)`, `uptake_pack_changes(ts, from_version, to_version)`,
   /// `uptake_pack_presence(install_key, dims_no, impression_hours,
   /// download_hours, later_hours, ignore_hours)` and
-  /// `uptake_pack_counts(dims_no, action, hour_of_day, events)`, aggregates:
-  /// the group's entries packed as they are stored (`Int64`,
-  /// `FirstImpression`, `VersionChange`, `PresenceEntry`,
-  /// `DimensionCount`), so a migration packs existing rows
-  /// in one statement. The user data says which. A presence run must be
-  /// sorted: its entries are sorted at the end if SQLite fed them out of
-  /// order (it reads install_presence in key order, so they come sorted).
+  /// `uptake_pack_counts(dims_no, action, hour_of_day, events)` and
+  /// `uptake_pack_sorted_keys(key)`, aggregates: the group's entries packed
+  /// as they are stored (`Int64`, `FirstImpression`, `VersionChange`,
+  /// `PresenceEntry`, `DimensionCount`, `Int64`), so a migration packs
+  /// existing rows in one statement. The user data says which. A presence
+  /// run and a block of dedup keys must be sorted: their entries are sorted
+  /// at the end if SQLite fed them out of order (it reads those tables in
+  /// key order, so they come sorted).
   private enum PackKind: Int {
     case installKey = 1
-    case firstImpression, versionChange, presence, dimensionCount
+    case firstImpression, versionChange, presence, dimensionCount, sortedKeys
 
     var name: String {
       switch self {
@@ -78,12 +79,13 @@ enum SQLFunctions {
       case .versionChange: "uptake_pack_changes"
       case .presence: "uptake_pack_presence"
       case .dimensionCount: "uptake_pack_counts"
+      case .sortedKeys: "uptake_pack_sorted_keys"
       }
     }
 
     var argumentCount: Int32 {
       switch self {
-      case .installKey: 1
+      case .installKey, .sortedKeys: 1
       case .firstImpression, .versionChange: 3
       case .dimensionCount: 4
       case .presence: 6
@@ -110,7 +112,7 @@ enum SQLFunctions {
         func integer(_ index: Int) -> Int64 { arguments[index].map(sqlite3_value_int64) ?? 0 }
         var entry: [UInt8] = []
         switch kind {
-        case .installKey:
+        case .installKey, .sortedKeys:
           integer(0).pack(into: &entry)
         case .firstImpression:
           FirstImpression(installKey: integer(0), timestampMs: integer(1), version: text(2))
@@ -140,9 +142,11 @@ enum SQLFunctions {
           sqlite3_result_zeroblob(context, 0)
           return
         }
-        if PackKind(rawValue: Int(bitPattern: sqlite3_user_data(context))) == .presence {
-          PresenceEntry.sortPacked(
-            UnsafeMutableRawBufferPointer(start: bytes, count: buffer.pointee.count))
+        let packed = UnsafeMutableRawBufferPointer(start: bytes, count: buffer.pointee.count)
+        switch PackKind(rawValue: Int(bitPattern: sqlite3_user_data(context))) {
+        case .presence: PresenceEntry.sortPacked(packed)
+        case .sortedKeys: Int64.sortPacked(packed)
+        default: break
         }
         // SQLite frees the buffer with `free` once it is done with it.
         sqlite3_result_blob64(context, bytes, sqlite3_uint64(buffer.pointee.count)) { free($0) }

@@ -18,7 +18,7 @@ struct MigratorTests {
     let tables = try database.scalarInt(
       """
       SELECT count(*) FROM sqlite_master WHERE type = 'table'
-        AND name IN ('apps', 'events', 'dedup_keys', 'store_state', 'schema_migrations')
+        AND name IN ('apps', 'events', 'dedup_blocks', 'store_state', 'schema_migrations')
       """)
     #expect(tables == 5)
   }
