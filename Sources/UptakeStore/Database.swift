@@ -143,6 +143,16 @@ public final class Database {
     try execute("PRAGMA journal_size_limit = \(Self.walSizeLimitBytes)")
   }
 
+  /// Bytes a page of a new file (SQLite's default is 4096). Every commit
+  /// writes its pages to the log with a system call each, and every
+  /// checkpoint copies them again one by one; the fold's B-trees get one
+  /// level less. 100-event batches, 30 s, both files at 16 KiB: 232,266 /
+  /// 228,564 events/s against 210,924 / 213,944 at 4 KiB, peak RSS the same
+  /// (caches are sized in bytes); single events unchanged (45.6 / 46.5 /
+  /// 46.6k against 48.5 / 45.6 / 45.9k). tools/sqlite-ceiling takes the
+  /// same size, so the ceiling the bench divides by gains as much.
+  static let pageSize = 16384
+
   /// The size the write-ahead log file is cut back to when it is rewound.
   static let walSizeLimitBytes = 16 << 20
 
@@ -196,6 +206,9 @@ public final class Database {
     while true {
       if try journalMode(schema: schema) == "wal" { return }
       do {
+        // Takes effect on a new, empty file only, as the mode does; older
+        // files keep their pages.
+        try execute("PRAGMA \(schema).page_size = \(Self.pageSize)")
         try execute("PRAGMA \(schema).journal_mode = WAL")
         return
       } catch .sqlite(let code, _, _) where code & 0xFF == SQLITE_BUSY && Date() < deadline {
