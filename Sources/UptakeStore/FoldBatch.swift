@@ -21,6 +21,12 @@ struct FoldEvent {
   /// as no install.
   var hasInstall: Bool
 
+  /// Whether both are events of one install (of one app and test flag).
+  func isSameInstall(as other: FoldEvent) -> Bool {
+    hasInstall && other.hasInstall && appNo == other.appNo && isTest == other.isTest
+      && installKey == other.installKey
+  }
+
   /// Whether both fall in the same daily_counts bucket.
   func sameBucket(as other: FoldEvent) -> Bool {
     appNo == other.appNo && isTest == other.isTest && update == other.update

@@ -236,11 +236,6 @@ enum RollupFolder {
       if lhs.timestampMs != rhs.timestampMs { return lhs.timestampMs < rhs.timestampMs }
       return lhs.version < rhs.version
     }
-    let known = try database.statement(
-      """
-      SELECT day, app_version, first_ts FROM install_days
-      WHERE app_no = ? AND is_test = ? AND install_key = ?
-      """)
     let insert = try database.statement(
       """
       INSERT OR IGNORE INTO install_days (app_no, is_test, install_key, day, app_version, first_ts)
@@ -257,25 +252,15 @@ enum RollupFolder {
     var changes = VersionChanges()
     var funnelDownloads = try FunnelDownloads(database, updateIds: batch.updateIds)
     let events = batch.events
+    let timelines = try InstallTimelines.read(events, database, &batch.versions)
     var start = 0
+    var installIndex = 0
     while start < events.count && events[start].hasInstall {
       let install = events[start]
       var end = start + 1
-      while end < events.count && events[end].hasInstall && events[end].appNo == install.appNo
-        && events[end].isTest == install.isTest && events[end].installKey == install.installKey
-      {
-        end += 1
-      }
-      var timeline: [SeenRow] = []
-      try known.bind(1, install.appNo)
-      try known.bind(2, Int64(install.isTest ? 1 : 0))
-      try known.bind(3, install.installKey)
-      while try known.step() {
-        let version = known.withText(1) { batch.versions.number($0) }
-        timeline.append(
-          SeenRow(day: Int32(known.int64(0)), version: version, firstTs: known.int64(2)))
-      }
-      known.reset()
+      while end < events.count && events[end].isSameInstall(as: install) { end += 1 }
+      var timeline = Array(timelines.timeline(installIndex))
+      installIndex += 1
       let isKnown = !timeline.isEmpty
       let scope = ChangeScope(
         appNo: install.appNo, isTest: install.isTest, installKey: install.installKey)
