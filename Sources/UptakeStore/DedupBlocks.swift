@@ -78,7 +78,7 @@ struct DedupBlocks {
       for piece in 0..<pieces {
         let slice = merged[merged.count * piece / pieces..<merged.count * (piece + 1) / pieces]
         try store.bind(1, slice[slice.startIndex])
-        try store.bind(2, Self.pack(slice))
+        try store.bind(2, slice.packed(reservingPerEntry: 8))
         try store.run()
       }
     }
@@ -95,16 +95,9 @@ struct DedupBlocks {
 
   private static func unpack(_ blob: UnsafeRawBufferPointer) -> [Int64] {
     var keys: [Int64] = []
-    keys.reserveCapacity(blob.count / 8 + maxKeys)
+    keys.reserveCapacity(blob.count / 8)
     Int64.forEachPacked(in: blob) { keys.append($0) }
     return keys
-  }
-
-  private static func pack(_ keys: ArraySlice<Int64>) -> [UInt8] {
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(keys.count * 8)
-    for key in keys { key.pack(into: &bytes) }
-    return bytes
   }
 
   /// The sorted union of two sorted, distinct lists.

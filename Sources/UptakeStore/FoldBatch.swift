@@ -34,6 +34,23 @@ struct FoldEvent {
   }
 }
 
+extension Array where Element == FoldEvent {
+  /// Calls `body` with the range of each install's events, in order. The
+  /// events must be sorted with those that have an install first and each
+  /// install's together, as `writeSeen` sorts them; the rest are skipped.
+  func forEachInstall<Failure: Error>(_ body: (Range<Int>) throws(Failure) -> Void)
+    throws(Failure)
+  {
+    var start = 0
+    while start < count && self[start].hasInstall {
+      var end = start + 1
+      while end < count && self[end].isSameInstall(as: self[start]) { end += 1 }
+      try body(start..<end)
+      start = end
+    }
+  }
+}
+
 /// The events after the folded seq, read in one pass for one fold.
 struct FoldBatch {
   var events: [FoldEvent] = []

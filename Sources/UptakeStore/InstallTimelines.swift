@@ -23,7 +23,8 @@ struct InstallTimelines {
   /// `rows[starts[i]..<starts[i + 1]]` are the rows of the i-th install.
   private var starts: [Int32] = [0]
 
-  /// The rows of the i-th install of `read`'s list.
+  /// The rows of the i-th install of the events `read` was given, in
+  /// `forEachInstall`'s order.
   func timeline(_ index: Int) -> ArraySlice<SeenRow> {
     rows[Int(starts[index])..<Int(starts[index + 1])]
   }
@@ -50,6 +51,15 @@ struct InstallTimelines {
       case unplaced
       case at(Int64)
       case end
+
+      /// Whether the cursor must seek to reach `key`'s rows.
+      func needsSeek(to key: Int64) -> Bool {
+        switch self {
+        case .unplaced: true
+        case .at(let at): at < key
+        case .end: false
+        }
+      }
     }
     var position = Position.unplaced
     var scope: (appNo: Int64, isTest: Bool)?
@@ -57,47 +67,35 @@ struct InstallTimelines {
     func advance() throws(StoreError) {
       position = try scan.step() ? .at(scan.int64(0)) : .end
     }
-    var start = 0
-    while start < events.count && events[start].hasInstall {
-      let install = events[start]
-      start += 1
-      while start < events.count && events[start].isSameInstall(as: install) { start += 1 }
+    func seek(_ install: FoldEvent) throws(StoreError) {
+      scan.reset()
+      try scan.bind(1, install.appNo)
+      try scan.bind(2, Int64(install.isTest ? 1 : 0))
+      try scan.bind(3, install.installKey)
+      try advance()
+    }
+    try events.forEachInstall { range throws(StoreError) in
+      let install = events[range.lowerBound]
+      let key = install.installKey
       if scope.map({ $0.appNo != install.appNo || $0.isTest != install.isTest }) ?? true {
         scope = (install.appNo, install.isTest)
         position = .unplaced
       }
-      var placed = false
-      switch position {
-      case .end:
-        placed = true
-      case .at(let key) where key >= install.installKey:
-        placed = true
-      case .at where tries < trialInstalls || hits >= trialHitsToKeepStepping:
+      if case .at(let at) = position, at < key,
+        tries < trialInstalls || hits >= trialHitsToKeepStepping
+      {
         var steps = 0
-        while case .at(let key) = position, key < install.installKey, steps < stepsBeforeSeek {
+        while position.needsSeek(to: key), steps < stepsBeforeSeek {
           try advance()
           steps += 1
         }
-        if case .at(let key) = position, key < install.installKey {
-          placed = false
-        } else {
-          placed = true
-        }
         if tries < trialInstalls {
           tries += 1
-          if placed { hits += 1 }
+          if !position.needsSeek(to: key) { hits += 1 }
         }
-      case .at, .unplaced:
-        break
       }
-      if !placed {
-        scan.reset()
-        try scan.bind(1, install.appNo)
-        try scan.bind(2, Int64(install.isTest ? 1 : 0))
-        try scan.bind(3, install.installKey)
-        try advance()
-      }
-      while case .at(let key) = position, key == install.installKey {
+      if position.needsSeek(to: key) { try seek(install) }
+      while case .at(let at) = position, at == key {
         let version = scan.withText(2) { versions.number($0) }
         timelines.rows.append(
           SeenRow(day: Int32(scan.int64(1)), version: version, firstTs: scan.int64(3)))

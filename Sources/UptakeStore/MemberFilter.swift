@@ -10,7 +10,6 @@ struct MemberFilter {
   static let bitsPerMember = 16
   /// Bits set per key, inside its block.
   private static let bitsPerKey = 8
-  private static let wordsPerBlock = 8
   /// The smallest filter: 64 KiB, enough for 32k members.
   static let minimumBits = 1 << 19
   /// The largest: 32 MiB, for 16M members of a day at 16 bits each.
@@ -29,7 +28,7 @@ struct MemberFilter {
   init(members: Int) {
     let bits = min(Self.maximumBits, max(Self.minimumBits, members * Self.bitsPerMember))
     let blocks = (bits + 511) / 512
-    words = Array(repeating: 0, count: blocks * Self.wordsPerBlock)
+    words = Array(repeating: 0, count: blocks * BloomBlock.words)
     blockCount = UInt64(blocks)
   }
 
@@ -64,7 +63,9 @@ struct MemberFilter {
     count += 1
     let base = block(of: key)
     words.withUnsafeMutableBufferPointer { words in
-      Self.forEachBit(of: key) { word, bit in words[base + word] |= bit }
+      BloomBlock.forEachBit(of: key, count: Self.bitsPerKey) { word, bit in
+        words[base + word] |= bit
+      }
     }
   }
 
@@ -73,7 +74,9 @@ struct MemberFilter {
     let base = block(of: key)
     var found = true
     words.withUnsafeBufferPointer { words in
-      Self.forEachBit(of: key) { word, bit in found = found && words[base + word] & bit != 0 }
+      BloomBlock.forEachBit(of: key, count: Self.bitsPerKey) { word, bit in
+        found = found && words[base + word] & bit != 0
+      }
     }
     return found
   }
@@ -81,19 +84,7 @@ struct MemberFilter {
   /// The first word of the key's block: its low half scaled to the
   /// number of blocks (a multiply and a shift instead of a division).
   private func block(of key: UInt64) -> Int {
-    Int(((key & 0xFFFF_FFFF) &* blockCount) >> 32) * Self.wordsPerBlock
+    Int(((key & 0xFFFF_FFFF) &* blockCount) >> 32) * BloomBlock.words
   }
 
-  /// The key's bits inside its block (512 bits), by double hashing of its
-  /// high half; the low half chose the block.
-  private static func forEachBit(of key: UInt64, _ body: (Int, UInt64) -> Void) {
-    let high = key >> 32
-    let step = (high >> 16) | 1
-    var position = high & 0xFFFF
-    for _ in 0..<bitsPerKey {
-      let bit = position & 511
-      body(Int(bit >> 6), 1 << (bit & 63))
-      position &+= step
-    }
-  }
 }

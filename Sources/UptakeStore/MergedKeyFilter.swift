@@ -10,12 +10,11 @@
 /// 1 in 20 at 10M; past that the filter fills up and lookups fall back to
 /// probing, as they did without it, rather than memory growing with the data.
 ///
-/// Blocked, as `MemberFilter`: a key's four bits lie in one 64-byte block,
+/// Blocked (`BloomBlock`): a key's four bits lie in one 64-byte block,
 /// so a lookup of a new key, made for every event ingested, misses the CPU
 /// cache once instead of four times (1.1 % of uptaked's samples under
 /// 100-event batches when the bits were spread over the whole filter).
 struct MergedKeyFilter {
-  private static let wordsPerBlock = 8
   private static let blockCount = 1 << 17
   private static let bitsPerKey = 4
 
@@ -25,11 +24,13 @@ struct MergedKeyFilter {
   /// over 64 bits, so the block and bit positions come straight from them.
   mutating func insert(_ key: Int64) {
     if words.isEmpty {
-      words = Array(repeating: 0, count: Self.blockCount * Self.wordsPerBlock)
+      words = Array(repeating: 0, count: Self.blockCount * BloomBlock.words)
     }
     let base = Self.block(of: key)
     words.withUnsafeMutableBufferPointer { words in
-      Self.forEachBit(of: key) { word, bit in words[base + word] |= bit }
+      BloomBlock.forEachBit(of: UInt64(bitPattern: key), count: Self.bitsPerKey) { word, bit in
+        words[base + word] |= bit
+      }
     }
   }
 
@@ -39,26 +40,15 @@ struct MergedKeyFilter {
     let base = Self.block(of: key)
     var found = true
     words.withUnsafeBufferPointer { words in
-      Self.forEachBit(of: key) { word, bit in found = found && words[base + word] & bit != 0 }
+      BloomBlock.forEachBit(of: UInt64(bitPattern: key), count: Self.bitsPerKey) { word, bit in
+        found = found && words[base + word] & bit != 0
+      }
     }
     return found
   }
 
   /// The first word of the key's block, from its low bits.
   private static func block(of key: Int64) -> Int {
-    (Int(truncatingIfNeeded: key) & (blockCount - 1)) * wordsPerBlock
-  }
-
-  /// The key's bits inside its block (512 bits), by double hashing of its
-  /// high half; the low bits chose the block.
-  private static func forEachBit(of key: Int64, _ body: (Int, UInt64) -> Void) {
-    let high = UInt64(bitPattern: key) >> 32
-    let step = (high >> 16) | 1
-    var position = high & 0xFFFF
-    for _ in 0..<bitsPerKey {
-      let bit = position & 511
-      body(Int(bit >> 6), 1 << (bit & 63))
-      position &+= step
-    }
+    (Int(truncatingIfNeeded: key) & (blockCount - 1)) * BloomBlock.words
   }
 }

@@ -6,7 +6,7 @@ protocol PackedEntry {
   func pack(into bytes: inout [UInt8])
 }
 
-extension Array where Element: PackedEntry {
+extension Collection where Element: PackedEntry {
   /// The entries packed one after another, as one blob.
   func packed(reservingPerEntry bytesPerEntry: Int) -> [UInt8] {
     var bytes: [UInt8] = []

@@ -253,12 +253,10 @@ enum RollupFolder {
     var funnelDownloads = try FunnelDownloads(database, updateIds: batch.updateIds)
     let events = batch.events
     let timelines = try InstallTimelines.read(events, database, &batch.versions)
-    var start = 0
     var installIndex = 0
-    while start < events.count && events[start].hasInstall {
-      let install = events[start]
-      var end = start + 1
-      while end < events.count && events[end].isSameInstall(as: install) { end += 1 }
+    try events.forEachInstall { range throws(StoreError) in
+      let install = events[range.lowerBound]
+      let installEvents = events[range]
       var timeline = Array(timelines.timeline(installIndex))
       installIndex += 1
       let isKnown = !timeline.isEmpty
@@ -275,7 +273,7 @@ enum RollupFolder {
         try statement.bind(5, batch.versions.texts[Int(row.version)])
         try statement.bind(6, row.firstTs)
       }
-      for event in events[start..<end] {
+      for event in installEvents {
         let row = SeenRow(day: event.day, version: event.version, firstTs: event.timestampMs)
         if let same = timeline.firstIndex(where: { $0.day == row.day && $0.version == row.version })
         {
@@ -319,13 +317,12 @@ enum RollupFolder {
         }
       }
       if changesMoved
-        || events[start..<end].contains(where: { $0.action == UInt8(Action.download.rawValue) })
+        || installEvents.contains(where: { $0.action == UInt8(Action.download.rawValue) })
       {
         try funnelDownloads.relink(
-          scope, known: isKnown, changesMoved: changesMoved, events: events[start..<end],
+          scope, known: isKnown, changesMoved: changesMoved, events: installEvents,
           timeline: timeline, &batch.versions)
       }
-      start = end
     }
     try changes.write(database, versions: batch.versions)
     try funnelDownloads.write(database, versions: batch.versions)
