@@ -1,5 +1,5 @@
 /// One 64-byte block of a blocked Bloom filter (`MemberFilter`,
-/// `MergedKeyFilter`): all of a key's bits lie in one block, so a lookup
+/// `StoredKeyFilter`): all of a key's bits lie in one block, so a lookup
 /// misses the CPU cache once however many bits a key sets.
 enum BloomBlock {
   static let words = 8

@@ -9,10 +9,10 @@ import UptakeCore
 /// time-ordered keys). Instead the index has two levels, like a small LSM tree:
 ///
 /// - **Recent level, in memory.** The 64-bit keys (`StableHash.dedupKey`) of
-///   events stored since the last merge. They need no index of their own on
-///   disk: every event row carries its key and rows are appended in `seq`
-///   order, so the level is rebuilt at start by reading the events after
-///   `dedup_merged_seq`. Lookups are a hash-set probe.
+///   events stored since the last merge (`RecentKeys`). They need no index
+///   of their own on disk: every event row carries its key and rows are
+///   appended in `seq` order, so the level is rebuilt at start by reading
+///   the events after `dedup_merged_seq`.
 /// - **Merged level, on disk.** `dedup_blocks` (`DedupBlocks`): the keys
 ///   sorted and packed a few hundred to a row. When the recent level
 ///   reaches `mergeThreshold` keys it is frozen, sorted and merged in
@@ -20,9 +20,11 @@ import UptakeCore
 ///   ingest batches; each block the slice's keys fall in is read and
 ///   rewritten once. The last slice's transaction records the new
 ///   `dedup_merged_seq`; a crash mid-merge only repeats the merge (keys
-///   already stored are skipped). Lookups not found in memory read the one
-///   block a key would be in, unless a Bloom filter of the merged keys
-///   (`MergedKeyFilter`) rules them out.
+///   already stored are skipped).
+///
+/// A lookup asks a Bloom filter of every stored key first
+/// (`StoredKeyFilter`), which rules out nearly every new key; only the rest
+/// are looked up in memory and then in the one block a key would be in.
 ///
 /// Another process (the CLI's `import`) may write events too. Writers are
 /// serialised by SQLite's write lock, so at the start of every write
@@ -31,8 +33,8 @@ import UptakeCore
 /// Two different ids with the same 64-bit key would be taken as duplicates:
 /// for a million ids of one app the chance is about 3 in 10^8.
 final class DedupIndex {
-  /// Keys held in memory before a merge: about 16 MiB at this size, and one
-  /// merge then writes each page of `dedup_blocks` about once per 512k events.
+  /// Keys held in memory before a merge: 4 MiB at this size, and one merge
+  /// then writes each page of `dedup_blocks` about once per 512k events.
   static let defaultMergeThreshold = 1 << 19
   /// Slices per merge, so no single transaction stalls ingest for long.
   static let mergeChunks = 16
@@ -42,7 +44,7 @@ final class DedupIndex {
   /// No seq: `synchronize` reloads everything from the database.
   private static let unknownSeq: Int64 = -1
 
-  private var recent = Set<Int64>()
+  private var recent = RecentKeys()
   /// The keys being merged, sorted, with the slice to merge next.
   private var frozen: [Int64] = []
   private var nextChunk = 0
@@ -54,9 +56,11 @@ final class DedupIndex {
   private var frozenThroughSeq: Int64 = 0
   /// This connection's statements on `dedup_blocks`, prepared once.
   private var blocks: DedupBlocks?
-  /// Every key in `dedup_blocks`, so that most lookups need no probe.
-  private var mergedFilter = MergedKeyFilter()
-  /// `mergedFilter` holds the keys of all events with seq <= this.
+  /// Every key in `dedup_blocks` and in memory, so that most lookups need
+  /// no other.
+  private var filter = StoredKeyFilter()
+  /// `filter` holds the keys of all events with seq <= this (and perhaps
+  /// keys of a transaction that was rolled back, which cost only a lookup).
   private var filterThroughSeq = unknownSeq
 
   /// Keys held in memory before a merge (`defaultMergeThreshold` unless a
@@ -73,23 +77,26 @@ final class DedupIndex {
     let merged = try Self.mergedSeq(database)
     let newest = try database.scalarInt("SELECT max(seq) FROM events") ?? 0
     if merged != mergedThroughSeq {
-      try catchUpFilter(database, mergedThrough: merged)
-      recent = try Self.keys(database, after: merged, through: newest)
+      recent = RecentKeys(try Self.keys(database, after: merged, through: newest))
       frozen = []
       nextChunk = 0
       mergedThroughSeq = merged
     } else if newest > seenThroughSeq {
-      recent.formUnion(try Self.keys(database, after: seenThroughSeq, through: newest))
+      for key in try Self.keys(database, after: seenThroughSeq, through: newest) {
+        recent.insert(key)
+      }
     }
     seenThroughSeq = newest
+    try catchUpFilter(database, through: newest)
   }
 
   /// True when an event with this key is already stored, or was inserted
   /// earlier in the current transaction.
   func contains(_ key: Int64, _ database: Database) throws(StoreError) -> Bool {
+    guard filter.mayContain(key) else { return false }
     if recent.contains(key) { return true }
-    if !frozen.isEmpty, Self.sortedContains(frozen, key) { return true }
-    guard mergedThroughSeq > 0, mergedFilter.mayContain(key) else { return false }
+    if !frozen.isEmpty, RecentKeys.sortedContains(frozen, key) { return true }
+    guard mergedThroughSeq > 0 else { return false }
     return try blocks(database).contains(key)
   }
 
@@ -101,10 +108,12 @@ final class DedupIndex {
   }
 
   /// Records the key of an event inserted in the current transaction. It
-  /// goes straight into the recent level, hashed once: `didRollBack` undoes
-  /// it if the transaction fails.
+  /// goes straight into the recent level and the filter: `didRollBack`
+  /// undoes the first if the transaction fails, and in the filter it costs
+  /// only a lookup now and then.
   func didInsert(_ key: Int64) {
     recent.insert(key)
+    filter.insert(key)
   }
 
   /// Forgets keys of a transaction that was rolled back: the next
@@ -118,6 +127,7 @@ final class DedupIndex {
   /// Records that the transaction whose last event is `lastSeq` committed.
   func didCommit(lastSeq: Int64) {
     seenThroughSeq = max(seenThroughSeq, lastSeq)
+    filterThroughSeq = max(filterThroughSeq, lastSeq)
     if frozen.isEmpty && recent.count >= mergeThreshold { freezeRecent() }
   }
 
@@ -130,7 +140,7 @@ final class DedupIndex {
   private func freezeRecent() {
     frozen = recent.sorted()
     frozenThroughSeq = seenThroughSeq
-    recent = []
+    recent = RecentKeys()
     nextChunk = 0
   }
 
@@ -159,8 +169,6 @@ final class DedupIndex {
       return isLast
     }
     if finished {
-      for key in frozen { mergedFilter.insert(key) }
-      filterThroughSeq = frozenThroughSeq
       mergedThroughSeq = frozenThroughSeq
       frozen = []
       nextChunk = 0
@@ -169,19 +177,21 @@ final class DedupIndex {
     }
   }
 
-  /// Adds to the filter what was merged since it was last brought up to
-  /// date: the keys of the events merged since (another process merged), or
-  /// at start everything in `dedup_blocks`.
-  private func catchUpFilter(_ database: Database, mergedThrough seq: Int64) throws(StoreError) {
-    if filterThroughSeq == Self.unknownSeq || seq < filterThroughSeq {
-      mergedFilter = MergedKeyFilter()
-      try DedupBlocks.forEachKey(database) { mergedFilter.insert($0) }
-    } else if seq > filterThroughSeq {
-      for key in try Self.keys(database, after: filterThroughSeq, through: seq) {
-        mergedFilter.insert(key)
+  /// Adds to the filter the keys stored since it was last brought up to
+  /// date (by another process), or at start, or when the events went back
+  /// (a restored file), builds it from `dedup_blocks` and memory.
+  private func catchUpFilter(_ database: Database, through newest: Int64) throws(StoreError) {
+    if filterThroughSeq == Self.unknownSeq || newest < filterThroughSeq {
+      filter = StoredKeyFilter()
+      try DedupBlocks.forEachKey(database) { filter.insert($0) }
+      recent.forEach { filter.insert($0) }
+      for key in frozen { filter.insert(key) }
+    } else if newest > filterThroughSeq {
+      for key in try Self.keys(database, after: filterThroughSeq, through: newest) {
+        filter.insert(key)
       }
     }
-    filterThroughSeq = seq
+    filterThroughSeq = newest
   }
 
   private static func mergedSeq(_ database: Database) throws(StoreError) -> Int64 {
@@ -192,24 +202,14 @@ final class DedupIndex {
   }
 
   private static func keys(_ database: Database, after: Int64, through: Int64) throws(StoreError)
-    -> Set<Int64>
+    -> [Int64]
   {
     let statement = try database.statement(
       "SELECT dedup_key FROM events WHERE seq > ? AND seq <= ? AND dedup_key IS NOT NULL")
     try statement.bind(1, after)
     try statement.bind(2, through)
-    var keys = Set<Int64>()
-    while try statement.step() { keys.insert(statement.int64(0)) }
+    var keys: [Int64] = []
+    while try statement.step() { keys.append(statement.int64(0)) }
     return keys
-  }
-
-  private static func sortedContains(_ keys: [Int64], _ key: Int64) -> Bool {
-    var low = 0
-    var high = keys.count
-    while low < high {
-      let middle = (low + high) / 2
-      if keys[middle] < key { low = middle + 1 } else { high = middle }
-    }
-    return low < keys.count && keys[low] == key
   }
 }

@@ -1,12 +1,17 @@
-/// A Bloom filter over the keys of the duplicate index's merged level
-/// (`dedup_blocks`). A new event's key is almost never there, and ruling that
-/// out by a B-tree probe for every event took 19 % of uptaked's CPU on
+/// A Bloom filter over every key of the duplicate index: the merged level
+/// (`dedup_blocks`) and the keys in memory (`RecentKeys`, the keys being
+/// merged). A new event's key is almost never there, and ruling that out
+/// by a B-tree probe for every event took 19 % of uptaked's CPU on
 /// 100-event batches once a merge had run; the filter rules it out in
 /// memory. It has no false negatives, so a key it rules out is certainly
-/// not merged; a false positive only costs the probe it replaces.
+/// not stored; a false positive only costs the lookups it replaces.
+///
+/// It covers the recent keys too so that a new key costs one lookup here
+/// and nothing else: the recent level was a hash set probed for every
+/// event before the filter (`RecentKeys`).
 ///
 /// Its size is fixed: 8 MiB, allocated when the first key goes in. With four
-/// bits a key about 1 key in 1,000 is a false positive at 3M merged keys and
+/// bits a key about 1 key in 1,000 is a false positive at 3M stored keys and
 /// 1 in 20 at 10M; past that the filter fills up and lookups fall back to
 /// probing, as they did without it, rather than memory growing with the data.
 ///
@@ -14,7 +19,7 @@
 /// so a lookup of a new key, made for every event ingested, misses the CPU
 /// cache once instead of four times (1.1 % of uptaked's samples under
 /// 100-event batches when the bits were spread over the whole filter).
-struct MergedKeyFilter {
+struct StoredKeyFilter {
   private static let blockCount = 1 << 17
   private static let bitsPerKey = 4
 

@@ -3,11 +3,11 @@ import UptakeCore
 
 @testable import UptakeStore
 
-@Suite("MergedKeyFilter: a Bloom filter without false negatives")
-struct MergedKeyFilterTests {
+@Suite("StoredKeyFilter: a Bloom filter without false negatives")
+struct StoredKeyFilterTests {
   @Test("every inserted key may be contained; few others are")
   func noFalseNegatives() {
-    var filter = MergedKeyFilter()
+    var filter = StoredKeyFilter()
     let inserted = (0..<200_000).map { StableHash.dedupKey(appNo: 1, clientId: "in-\($0)") }
     for key in inserted { filter.insert(key) }
     let others = (0..<200_000).map { StableHash.dedupKey(appNo: 1, clientId: "out-\($0)") }
@@ -19,6 +19,6 @@ struct MergedKeyFilterTests {
 
   @Test("an empty filter contains nothing")
   func empty() {
-    #expect(!MergedKeyFilter().mayContain(StableHash.dedupKey(appNo: 1, clientId: "a")))
+    #expect(!StoredKeyFilter().mayContain(StableHash.dedupKey(appNo: 1, clientId: "a")))
   }
 }
