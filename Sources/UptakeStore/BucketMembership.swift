@@ -82,6 +82,14 @@ final class BucketMembership {
     return try reader.members(of: bucket, among: candidates)
   }
 
+  /// Whether `install` may be a member of the bucket of `hash`
+  /// (`MemberFilter.bucketHash`) on `day`: false only when a filter held
+  /// for the day rules it out. Asked after `writeDaily`, so the filters
+  /// hold the current fold step's members too.
+  func mayHold(_ install: Int64, bucket hash: UInt64, on day: Day) -> Bool {
+    filters[day]?.mayContain(MemberFilter.key(bucket: hash, install: install)) ?? true
+  }
+
   /// Records members the fold is adding to `bucket`.
   func didAdd(_ installs: [Int64], to bucket: InstallChunks.Bucket) {
     let day = Day(appNo: bucket.appNo, isTest: bucket.isTest, day: bucket.day)

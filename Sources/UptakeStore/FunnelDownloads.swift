@@ -39,21 +39,38 @@ struct FunnelDownloads {
   private let batchUpdates: [Int32]
   /// Rows to write; `merges`: into a stored row that was not read.
   private var changed: [(key: Key, row: Row, merges: Bool)] = []
-  /// An install's stored rows. Named index: without statistics SQLite
-  /// takes the primary key's (app_no, is_test) prefix instead, and walks
-  /// every download of the app for each install.
-  private let storedRows: Statement
+  /// An install's stored row in one bucket, by its key.
+  private let storedRow: Statement
+  /// The update and day of each download bucket of an app and test flag.
+  private let downloadBuckets: Statement
+  /// `downloadBuckets` by app, test flag and day, read once a fold step for
+  /// the apps a relink needs (`appsRead`): each update's number and its
+  /// bucket's hash in the membership filters.
+  private var updatesByDay: [BucketMembership.Day: [(update: Int32, hash: UInt64)]] = [:]
+  private var appsRead: Set<AppScope> = []
+  private let membership: BucketMembership
 
-  init(_ database: Database, updateIds: [String]) throws(StoreError) {
-    storedRows = try database.statement(
+  private struct AppScope: Hashable {
+    let appNo: Int64
+    let isTest: Bool
+  }
+
+  init(_ database: Database, updateIds: [String], membership: BucketMembership)
+    throws(StoreError)
+  {
+    storedRow = try database.statement(
       """
-      SELECT update_id, day, first_ts, last_ts, later_changes
-      FROM funnel_downloads INDEXED BY funnel_downloads_by_install
-      WHERE app_no = ? AND is_test = ? AND install_key = ?
+      SELECT first_ts, last_ts, later_changes FROM funnel_downloads
+      WHERE app_no = ? AND is_test = ? AND update_id = ? AND day = ? AND install_key = ?
+      """)
+    downloadBuckets = try database.statement(
+      """
+      SELECT day, update_id FROM daily_counts WHERE app_no = ? AND is_test = ? AND action = ?
       """)
     var updates = TextNumbering()
     batchUpdates = updateIds.map { updates.number($0) }
     self.updates = updates
+    self.membership = membership
   }
 
   /// Links the install's stored downloads and the batch's `events` of it
@@ -63,7 +80,7 @@ struct FunnelDownloads {
   ///
   /// The stored rows are read only when the fold moved the install's
   /// version changes (and it is `known`: an install new to this fold has
-  /// none). Otherwise they are linked to those changes already, and the
+  /// none), by key (`storedRows`). Otherwise they are linked to those changes already, and the
   /// batch's downloads are merged into them as they are written (`write`),
   /// which keeps the earlier first time and that time's link. Reading them
   /// by install was a tenth of the fold under a flood of batches, where
@@ -74,22 +91,7 @@ struct FunnelDownloads {
   ) throws(StoreError) {
     var rows: [(key: Key, stored: Row?, row: Row)] = []
     if known && changesMoved {
-      try storedRows.bind(1, scope.appNo)
-      try storedRows.bind(2, Int64(scope.isTest ? 1 : 0))
-      try storedRows.bind(3, scope.installKey)
-      while try storedRows.step() {
-        var later: [Upgrade] = []
-        storedRows.withBlob(4) { packed in
-          VersionChange.forEachPacked(in: packed) { ts, from, to in
-            later.append(Upgrade(ts: ts, from: versions.number(from), to: versions.number(to)))
-          }
-        }
-        let row = Row(
-          firstTs: storedRows.int64(2), lastTs: storedRows.int64(3), laterChanges: later)
-        let update = storedRows.withText(0) { updates.number($0) }
-        rows.append((key(scope, update, Int32(storedRows.int64(1))), row, row))
-      }
-      storedRows.reset()
+      rows = try storedRows(scope, days: timeline.map(\.day), &versions)
     }
     for event in events where event.action == UInt8(Action.download.rawValue) {
       let key = key(scope, batchUpdates[Int(event.update)], event.day)
@@ -109,25 +111,80 @@ struct FunnelDownloads {
     }
   }
 
+  /// The install's stored rows on `days` (repeats allowed). A download is
+  /// on a day the install was seen, so these are all its rows when `days`
+  /// are its timeline's. Each is looked up by key, for each update with
+  /// downloads that day, unless the day's membership filter rules the
+  /// install out of that update's download bucket: under a flood nearly
+  /// every lookup is ruled out, and without a filter (a day of few
+  /// installs, or an old one) an install seen on many days of many updates
+  /// costs a lookup each. That is rare, a version change after the day,
+  /// where an index by install cost a B-tree insert for every download.
+  private mutating func storedRows(
+    _ scope: ChangeScope, days: [Int32], _ versions: inout TextNumbering
+  ) throws(StoreError) -> [(key: Key, stored: Row?, row: Row)] {
+    var rows: [(key: Key, stored: Row?, row: Row)] = []
+    for day in Set(days).sorted() {
+      let bucketDay = BucketMembership.Day(
+        appNo: scope.appNo, isTest: scope.isTest, day: Int64(day))
+      for (update, hash) in try downloadUpdates(on: bucketDay)
+      where membership.mayHold(scope.installKey, bucket: hash, on: bucketDay) {
+        try storedRow.bind(1, scope.appNo)
+        try storedRow.bind(2, Int64(scope.isTest ? 1 : 0))
+        try storedRow.bind(3, updates.texts[Int(update)])
+        try storedRow.bind(4, Int64(day))
+        try storedRow.bind(5, scope.installKey)
+        defer { storedRow.reset() }
+        guard try storedRow.step() else { continue }
+        var later: [Upgrade] = []
+        storedRow.withBlob(2) { packed in
+          VersionChange.forEachPacked(in: packed) { ts, from, to in
+            later.append(Upgrade(ts: ts, from: versions.number(from), to: versions.number(to)))
+          }
+        }
+        let row = Row(firstTs: storedRow.int64(0), lastTs: storedRow.int64(1), laterChanges: later)
+        rows.append((key(scope, update, day), row, row))
+      }
+    }
+    return rows
+  }
+
+  /// The updates with a download bucket on `day`, each with its bucket's
+  /// hash for `BucketMembership`; the app's buckets are read on first use.
+  private mutating func downloadUpdates(on day: BucketMembership.Day) throws(StoreError)
+    -> [(update: Int32, hash: UInt64)]
+  {
+    if appsRead.insert(AppScope(appNo: day.appNo, isTest: day.isTest)).inserted {
+      try downloadBuckets.bind(1, day.appNo)
+      try downloadBuckets.bind(2, Int64(day.isTest ? 1 : 0))
+      try downloadBuckets.bind(3, Int64(Action.download.rawValue))
+      defer { downloadBuckets.reset() }
+      while try downloadBuckets.step() {
+        let update = downloadBuckets.withText(1) { updates.number($0) }
+        let hash = MemberFilter.bucketHash(
+          updateId: updates.texts[Int(update)], action: Action.download.rawValue)
+        updatesByDay[
+          BucketMembership.Day(appNo: day.appNo, isTest: day.isTest, day: downloadBuckets.int64(0)),
+          default: []
+        ].append((update, hash))
+      }
+    }
+    return updatesByDay[day] ?? []
+  }
+
   func write(_ database: Database, versions: TextNumbering) throws(StoreError) {
     guard !changed.isEmpty else { return }
-    // In install order, not the table's key order: each row also goes
-    // into the index by install, and a step's rows of one install lie
-    // together there. In key order the index took them at random pages,
-    // nearly every one a miss of the 8 MiB cache, while in install order
-    // it takes them in one sweep and the table in one sweep per update and
-    // day, each holding one page at a time. 100-event batches, 30 s, four
-    // alternated runs: median 209,900 against 203,700 events/s, request
-    // p99 52–60 against 65–434 ms. The relink met the installs in this
-    // order already, so the sort finds it nearly done.
+    // In the table's key order: one sweep of it. Until schema/0015 each
+    // row also went into an index by install, and they were written in
+    // install order for its sake.
     let ranks = updates.byteOrderRanks()
     let ordered = changed.sorted { lhs, rhs in
       let (left, right) = (lhs.key, rhs.key)
       if left.appNo != right.appNo { return left.appNo < right.appNo }
       if left.isTest != right.isTest { return !left.isTest }
-      if left.installKey != right.installKey { return left.installKey < right.installKey }
       if left.update != right.update { return ranks[Int(left.update)] < ranks[Int(right.update)] }
-      return left.day < right.day
+      if left.day != right.day { return left.day < right.day }
+      return left.installKey < right.installKey
     }
     let insert = """
       INSERT INTO funnel_downloads (app_no, is_test, update_id, day, install_key, first_ts,

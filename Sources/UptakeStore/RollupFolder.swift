@@ -90,7 +90,7 @@ enum RollupFolder {
     // Its sightings, 32 bytes an event, need not outlive it.
     prepared.dimensions = .written
     try writeDaily(prepared.batch, membership, database)
-    try writeSeen(&prepared.batch, database)
+    try writeSeen(&prepared.batch, membership, database)
     let record = try database.statement(
       "INSERT OR REPLACE INTO rollups.fold_state (name, value) VALUES (?, ?)")
     try record.bind(1, foldedSeqName)
@@ -223,9 +223,9 @@ enum RollupFolder {
   /// version's installs, and to the day's when the install had no other
   /// version that day; a row landing between two known rows (a client's
   /// retried batch arriving late) replaces the change between them.
-  private static func writeSeen(_ batch: inout FoldBatch, _ database: Database)
-    throws(StoreError)
-  {
+  private static func writeSeen(
+    _ batch: inout FoldBatch, _ membership: BucketMembership, _ database: Database
+  ) throws(StoreError) {
     // Events of one install equal in time and version give the same
     // timeline row, so their order does not matter.
     batch.events.sortUnstably { lhs, rhs in
@@ -250,7 +250,8 @@ enum RollupFolder {
     var versionInstalls: [VersionDay: Int] = [:]
     var activeInstalls: [ScopeDay: Int] = [:]
     var changes = VersionChanges()
-    var funnelDownloads = try FunnelDownloads(database, updateIds: batch.updateIds)
+    var funnelDownloads = try FunnelDownloads(
+      database, updateIds: batch.updateIds, membership: membership)
     let events = batch.events
     let timelines = try InstallTimelines.read(events, database, &batch.versions)
     var installIndex = 0

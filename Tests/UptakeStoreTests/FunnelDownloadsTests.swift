@@ -264,4 +264,77 @@ struct FunnelDownloadsTests {
     #expect(try Migrator.migrate(database) == ["0009_funnel_download_changes"])
     #expect(try Self.laterChanges(database) == folded)
   }
+
+  @Test("a relink finds the stored rows by key, with and without the day's filter, as one fold")
+  func relinkFindsStoredRowsByKey() throws {
+    // Day 10 has 600 installs in each step, enough for a membership
+    // filter; day 8 has three, too few for one. Each install downloads u1,
+    // every third u2 as well; in the second step half of them move up a
+    // version (day 8's installs on day 10), which relinks their downloads.
+    var first: [Event] = []
+    var second: [Event] = []
+    for number in 0..<600 {
+      let id = "busy-\(number)"
+      first.append(event(installId: id, at: "2026-03-10T08:00:00Z"))
+      first.append(event(action: .download, installId: id, at: "2026-03-10T09:00:00Z"))
+      if number % 3 == 0 {
+        first.append(
+          event(updateId: "u2", action: .download, installId: id, at: "2026-03-10T09:30:00Z"))
+      }
+      second.append(
+        number % 2 == 0
+          ? event(action: .later, appVersion: "2.0.0", installId: id, at: "2026-03-10T20:00:00Z")
+          : event(action: .ignore, installId: id, at: "2026-03-10T21:00:00Z"))
+    }
+    for number in 0..<3 {
+      let id = "quiet-\(number)"
+      first.append(event(installId: id, at: "2026-03-08T08:00:00Z"))
+      first.append(event(action: .download, installId: id, at: "2026-03-08T09:00:00Z"))
+      second.append(
+        event(action: .later, appVersion: "1.5.0", installId: id, at: "2026-03-10T07:00:00Z"))
+    }
+    let folds = try FoldedTwice([first, second])
+    defer { folds.remove() }
+
+    let day10 = BucketMembership.Day(
+      appNo: folds.stepwise.appNo, isTest: false,
+      day: Timestamp.dayNumber(ms: ms("2026-03-10T00:00:00Z")))
+    #expect(folds.stepwise.inserter.membership.filters[day10] != nil)
+    let day8 = BucketMembership.Day(
+      appNo: folds.stepwise.appNo, isTest: false,
+      day: Timestamp.dayNumber(ms: ms("2026-03-08T00:00:00Z")))
+    #expect(folds.stepwise.inserter.membership.filters[day8] == nil)
+
+    let rows = try Self.rows(folds.stepwise.database)
+    #expect(rows == (try Self.rows(folds.atOnce.database)))
+    #expect(
+      try Self.laterChanges(folds.stepwise.database) == Self.laterChanges(folds.atOnce.database))
+    #expect(rows.count == 803)
+    #expect(rows.filter { $0.hasSuffix("1.0.0→2.0.0") }.count == 400)
+    #expect(rows.filter { $0.hasSuffix("1.0.0→1.5.0") }.count == 3)
+  }
+
+  @Test("schema/0015 drops the index by install")
+  func migrationDropsTheIndex() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let database = try scratch.openDatabase()
+    // In either file: the migration runs with the tables in the events
+    // file, and the rollups are moved out after it.
+    let indexes = """
+      SELECT (SELECT count(*) FROM main.sqlite_master WHERE name = 'funnel_downloads_by_install')
+        + (SELECT count(*) FROM rollups.sqlite_master WHERE name = 'funnel_downloads_by_install')
+      """
+    #expect(try database.scalarInt(indexes) == 0)
+
+    try database.putRollupsBackInEventsFile()
+    try database.execute(
+      """
+      CREATE INDEX funnel_downloads_by_install ON funnel_downloads (app_no, is_test, install_key);
+      DELETE FROM schema_migrations WHERE name = '0015_funnel_downloads_without_install_index';
+      """)
+    #expect(try database.scalarInt(indexes) == 1)
+    #expect(try Migrator.migrate(database) == ["0015_funnel_downloads_without_install_index"])
+    #expect(try database.scalarInt(indexes) == 0)
+  }
 }
