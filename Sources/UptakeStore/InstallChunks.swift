@@ -72,6 +72,7 @@ enum InstallChunks {
       -> [Int64: Int64]
     {
       var earliest: [Int64: Int64] = [:]
+      guard !installs.isEmpty else { return earliest }
       try bucket.bind(to: impressions)
       defer { impressions.reset() }
       while try impressions.step() {

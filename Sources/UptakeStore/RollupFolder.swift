@@ -135,6 +135,13 @@ enum RollupFolder {
         installs = installs + excluded.installs, first_ts = min(first_ts, excluded.first_ts),
         last_ts = max(last_ts, excluded.last_ts)
       """)
+    // A bucket's latest event so far bounds each member's first
+    // impression from above.
+    let storedLastTs = try database.statement(
+      """
+      SELECT last_ts FROM daily_counts
+      WHERE app_no = ? AND is_test = ? AND update_id = ? AND day = ? AND action = ?
+      """)
     let reader = try InstallChunks.Reader(database)
     let memberChunks = try InstallChunks.Writer<Int64>(database, table: "daily_install_chunks")
     let impressionChunks = try InstallChunks.Writer<FirstImpression>(
@@ -180,7 +187,9 @@ enum RollupFolder {
         let known = try membership.knownMembers(of: bucket, among: installs, reader, database)
         let knownFirsts =
           isImpression && !known.isEmpty
-          ? try reader.firstImpressionTimes(of: bucket, among: known) : [:]
+          ? try reader.firstImpressionTimes(
+            of: bucket, among: try mayMoveEarlier(known, earliest, events, bucket, storedLastTs))
+          : [:]
         for index in earliest {
           let event = events[index]
           let isNew = !known.contains(event.installKey)
@@ -213,6 +222,26 @@ enum RollupFolder {
       firstImpressions.removeAll(keepingCapacity: true)
       bucketStart = bucketEnd
     }
+  }
+
+  /// The `known` members of an impression bucket whose earliest event in
+  /// the step (at `earliest`) may come before their first impression: only
+  /// those before the bucket's latest stored event can. Events mostly
+  /// arrive in time order, so this spares reading the bucket's first
+  /// impressions, a scan of all its chunks, nearly every step.
+  private static func mayMoveEarlier(
+    _ known: Set<Int64>, _ earliest: [Int], _ events: [FoldEvent], _ bucket: InstallChunks.Bucket,
+    _ lastTs: Statement
+  ) throws(StoreError) -> Set<Int64> {
+    try bucket.bind(to: lastTs)
+    defer { lastTs.reset() }
+    guard try lastTs.step() else { return known }
+    let storedLast = lastTs.int64(0)
+    var candidates: Set<Int64> = []
+    for index in earliest where events[index].timestampMs < storedLast {
+      if known.contains(events[index].installKey) { candidates.insert(events[index].installKey) }
+    }
+    return candidates
   }
 
   /// install_days, and from its new rows the adoption counts and the
