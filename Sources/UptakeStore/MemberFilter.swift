@@ -18,7 +18,7 @@ struct MemberFilter {
   /// growing with the data.
   static let maximumBits = 1 << 28
 
-  private var words: [UInt64]
+  private var words: BloomWords
   private let blockCount: UInt64
   /// Members inserted.
   private(set) var count = 0
@@ -28,7 +28,7 @@ struct MemberFilter {
   init(members: Int) {
     let bits = min(Self.maximumBits, max(Self.minimumBits, members * Self.bitsPerMember))
     let blocks = (bits + 511) / 512
-    words = Array(repeating: 0, count: blocks * BloomBlock.words)
+    words = BloomWords(count: blocks * BloomBlock.words)
     blockCount = UInt64(blocks)
   }
 
@@ -61,24 +61,13 @@ struct MemberFilter {
 
   mutating func insert(_ key: UInt64) {
     count += 1
-    let base = block(of: key)
-    words.withUnsafeMutableBufferPointer { words in
-      BloomBlock.forEachBit(of: key, count: Self.bitsPerKey) { word, bit in
-        words[base + word] |= bit
-      }
-    }
+    if !isKnownUniquelyReferenced(&words) { words = words.copy() }
+    words.insert(key, bits: Self.bitsPerKey, block: block(of: key))
   }
 
   /// False when `key` was certainly never inserted.
   func mayContain(_ key: UInt64) -> Bool {
-    let base = block(of: key)
-    var found = true
-    words.withUnsafeBufferPointer { words in
-      BloomBlock.forEachBit(of: key, count: Self.bitsPerKey) { word, bit in
-        found = found && words[base + word] & bit != 0
-      }
-    }
-    return found
+    words.mayContain(key, bits: Self.bitsPerKey, block: block(of: key))
   }
 
   /// The first word of the key's block: its low half scaled to the

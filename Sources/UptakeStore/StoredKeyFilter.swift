@@ -23,33 +23,23 @@ struct StoredKeyFilter {
   private static let blockCount = 1 << 17
   private static let bitsPerKey = 4
 
-  private var words: [UInt64] = []
+  private var words: BloomWords?
 
   /// Adds a key. Keys are `StableHash.dedupKey`s, already evenly spread
   /// over 64 bits, so the block and bit positions come straight from them.
   mutating func insert(_ key: Int64) {
-    if words.isEmpty {
-      words = Array(repeating: 0, count: Self.blockCount * BloomBlock.words)
+    if words == nil {
+      words = BloomWords(count: Self.blockCount * BloomBlock.words)
+    } else if !isKnownUniquelyReferenced(&words) {
+      words = words?.copy()
     }
-    let base = Self.block(of: key)
-    words.withUnsafeMutableBufferPointer { words in
-      BloomBlock.forEachBit(of: UInt64(bitPattern: key), count: Self.bitsPerKey) { word, bit in
-        words[base + word] |= bit
-      }
-    }
+    words?.insert(UInt64(bitPattern: key), bits: Self.bitsPerKey, block: Self.block(of: key))
   }
 
   /// False when `key` was certainly never inserted.
   func mayContain(_ key: Int64) -> Bool {
-    guard !words.isEmpty else { return false }
-    let base = Self.block(of: key)
-    var found = true
-    words.withUnsafeBufferPointer { words in
-      BloomBlock.forEachBit(of: UInt64(bitPattern: key), count: Self.bitsPerKey) { word, bit in
-        found = found && words[base + word] & bit != 0
-      }
-    }
-    return found
+    words?.mayContain(UInt64(bitPattern: key), bits: Self.bitsPerKey, block: Self.block(of: key))
+      ?? false
   }
 
   /// The first word of the key's block, from its low bits.

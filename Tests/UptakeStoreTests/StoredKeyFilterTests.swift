@@ -21,4 +21,27 @@ struct StoredKeyFilterTests {
   func empty() {
     #expect(!StoredKeyFilter().mayContain(StableHash.dedupKey(appNo: 1, clientId: "a")))
   }
+
+  @Test("a copy keeps its own bits, as a value does")
+  func copiesOnWrite() {
+    let first = StableHash.dedupKey(appNo: 1, clientId: "first")
+    let second = StableHash.dedupKey(appNo: 1, clientId: "second")
+    var original = StoredKeyFilter()
+    original.insert(first)
+    var copy = original
+    copy.insert(second)
+    #expect(copy.mayContain(first) && copy.mayContain(second))
+    #expect(original.mayContain(first) && !original.mayContain(second))
+
+    let (one, two) = (
+      MemberFilter.key(bucket: 7, install: 1), MemberFilter.key(bucket: 7, install: 2)
+    )
+    var members = MemberFilter(members: 1_000)
+    members.insert(one)
+    var membersCopy = members
+    membersCopy.insert(two)
+    #expect(membersCopy.mayContain(one) && membersCopy.mayContain(two))
+    #expect(members.mayContain(one) && !members.mayContain(two))
+    #expect(members.count == 1 && membersCopy.count == 2)
+  }
 }
