@@ -220,15 +220,20 @@ enum DimensionFold {
           dimsNo: numbers[Int(event.dimensions)], day: event.day, isTest: event.isTest,
           action: event.action, hourOfDay: UInt8(hour - Int64(event.day) * 24)))
     }
-    // Equal sightings only add their hour bits to one entry: any order.
-    sightings.sortUnstably { lhs, rhs in
+    sightings.sortUnstably(by: PresenceOrder.self)
+    return sightings
+  }
+
+  /// presence_runs' order: app, test flag, day, install, dimension set.
+  /// Equal sightings only add their hour bits to one entry: any order.
+  private enum PresenceOrder: UnstableSortOrder {
+    static func precedes(_ lhs: Sighting, _ rhs: Sighting) -> Bool {
       if lhs.appNo != rhs.appNo { return lhs.appNo < rhs.appNo }
       if lhs.isTest != rhs.isTest { return !lhs.isTest }
       if lhs.day != rhs.day { return lhs.day < rhs.day }
       if lhs.installKey != rhs.installKey { return lhs.installKey < rhs.installKey }
       return lhs.dimsNo < rhs.dimsNo
     }
-    return sightings
   }
 
   /// presence_runs: each day's rows, their hour bits gathered from the

@@ -102,7 +102,11 @@ enum RollupFolder {
   /// Events equal in all of these differ only in their dimensions, which
   /// `writeDaily` does not read, so the sort need not be stable.
   private static func sortForDaily(_ events: inout [FoldEvent]) {
-    events.sortUnstably { lhs, rhs in
+    events.sortUnstably(by: DailyOrder.self)
+  }
+
+  private enum DailyOrder: UnstableSortOrder {
+    static func precedes(_ lhs: FoldEvent, _ rhs: FoldEvent) -> Bool {
       if lhs.appNo != rhs.appNo { return lhs.appNo < rhs.appNo }
       if lhs.isTest != rhs.isTest { return !lhs.isTest }
       if lhs.update != rhs.update { return lhs.update < rhs.update }
@@ -244,6 +248,20 @@ enum RollupFolder {
     return candidates
   }
 
+  /// By install, then time and version. Events of one install equal in
+  /// time and version give the same timeline row, so their order does not
+  /// matter.
+  private enum SeenOrder: UnstableSortOrder {
+    static func precedes(_ lhs: FoldEvent, _ rhs: FoldEvent) -> Bool {
+      if lhs.hasInstall != rhs.hasInstall { return lhs.hasInstall }
+      if lhs.appNo != rhs.appNo { return lhs.appNo < rhs.appNo }
+      if lhs.isTest != rhs.isTest { return !lhs.isTest }
+      if lhs.installKey != rhs.installKey { return lhs.installKey < rhs.installKey }
+      if lhs.timestampMs != rhs.timestampMs { return lhs.timestampMs < rhs.timestampMs }
+      return lhs.version < rhs.version
+    }
+  }
+
   /// install_days, and from its new rows the adoption counts and the
   /// version changes. Sorted by install and time, each install's events
   /// lie together: its known rows are read once, the batch's rows are
@@ -255,16 +273,7 @@ enum RollupFolder {
   private static func writeSeen(
     _ batch: inout FoldBatch, _ membership: BucketMembership, _ database: Database
   ) throws(StoreError) {
-    // Events of one install equal in time and version give the same
-    // timeline row, so their order does not matter.
-    batch.events.sortUnstably { lhs, rhs in
-      if lhs.hasInstall != rhs.hasInstall { return lhs.hasInstall }
-      if lhs.appNo != rhs.appNo { return lhs.appNo < rhs.appNo }
-      if lhs.isTest != rhs.isTest { return !lhs.isTest }
-      if lhs.installKey != rhs.installKey { return lhs.installKey < rhs.installKey }
-      if lhs.timestampMs != rhs.timestampMs { return lhs.timestampMs < rhs.timestampMs }
-      return lhs.version < rhs.version
-    }
+    batch.events.sortUnstably(by: SeenOrder.self)
     let insert = try database.statement(
       """
       INSERT OR IGNORE INTO install_days (app_no, is_test, install_key, day, app_version, first_ts)

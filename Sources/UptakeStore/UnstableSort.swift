@@ -1,3 +1,12 @@
+/// An order for `sortUnstably`: a type rather than a closure, so that the
+/// sort is specialized for it and each comparison is inlined into the
+/// partition loop. Through a closure every comparison was a call, with the
+/// 48-byte events passed by address to a reabstraction thunk.
+protocol UnstableSortOrder {
+  associatedtype Element
+  static func precedes(_ lhs: Element, _ rhs: Element) -> Bool
+}
+
 extension Array {
   /// Sorts in place without keeping the order of equal elements: an
   /// introsort (median-of-three quicksort, insertion sort for short
@@ -10,9 +19,9 @@ extension Array {
   /// (`perf`, 8 s each) the sorts' own samples fell from 4.6 % to 2.9 % of
   /// the daemon's, a third of their share of the fold thread.
   /// `depthLimit` is for tests, to reach the heapsort.
-  mutating func sortUnstably(
-    depthLimit: Int? = nil, by areInIncreasingOrder: (Element, Element) -> Bool
-  ) {
+  mutating func sortUnstably<Order: UnstableSortOrder>(
+    by order: Order.Type, depthLimit: Int? = nil
+  ) where Order.Element == Element {
     var depth = 0
     var halvings = count
     while halvings > 0 {
@@ -21,20 +30,20 @@ extension Array {
     }
     let limit = depthLimit ?? depth
     withUnsafeMutableBufferPointer { elements in
-      // The sorter holds the order only while this call runs.
-      withoutActuallyEscaping(areInIncreasingOrder) { precedes in
-        Introsort(elements: elements, precedes: precedes).sort(
-          0, elements.count, depthLeft: limit)
-      }
+      Introsort<Order>(elements: elements).sort(0, elements.count, depthLeft: limit)
     }
   }
 }
 
 /// The ranges of one `sortUnstably` call: `sort(low, high)` orders
 /// `elements[low..<high]`.
-private struct Introsort<Element> {
-  let elements: UnsafeMutableBufferPointer<Element>
-  let precedes: (Element, Element) -> Bool
+private struct Introsort<Order: UnstableSortOrder> {
+  let elements: UnsafeMutableBufferPointer<Order.Element>
+
+  @inline(__always)
+  private func precedes(_ lhs: Order.Element, _ rhs: Order.Element) -> Bool {
+    Order.precedes(lhs, rhs)
+  }
 
   /// Ranges this short are left to insertion sort.
   private static var shortRange: Int { 24 }

@@ -11,6 +11,24 @@ struct UnstableSortTests {
     var tag: Int
   }
 
+  enum ByKey: UnstableSortOrder {
+    static func precedes(_ lhs: Keyed, _ rhs: Keyed) -> Bool { lhs.key < rhs.key }
+  }
+
+  enum Ascending: UnstableSortOrder {
+    static func precedes(_ lhs: Int, _ rhs: Int) -> Bool { lhs < rhs }
+  }
+
+  typealias Event = (bucket: Int, install: Int64, ts: Int)
+
+  enum ByBucketInstallTime: UnstableSortOrder {
+    static func precedes(_ lhs: Event, _ rhs: Event) -> Bool {
+      if lhs.bucket != rhs.bucket { return lhs.bucket < rhs.bucket }
+      if lhs.install != rhs.install { return lhs.install < rhs.install }
+      return lhs.ts < rhs.ts
+    }
+  }
+
   static let shapes: [(name: String, make: @Sendable (Int) -> [Int])] = [
     (
       "random, many equal",
@@ -31,7 +49,7 @@ struct UnstableSortTests {
       let keys = make(count)
       let original = keys.enumerated().map { Keyed(key: $0.element, tag: $0.offset) }
       var sorted = original
-      sorted.sortUnstably { $0.key < $1.key }
+      sorted.sortUnstably(by: ByKey.self)
       #expect(sorted.map(\.key) == keys.sorted(), "\(name), \(count) elements")
       #expect(Set(sorted) == Set(original), "\(name), \(count): the same elements")
     }
@@ -42,7 +60,7 @@ struct UnstableSortTests {
     for (name, make) in Self.shapes {
       let keys = make(5_000)
       var sorted = keys
-      sorted.sortUnstably(depthLimit: depthLimit) { $0 < $1 }
+      sorted.sortUnstably(by: Ascending.self, depthLimit: depthLimit)
       #expect(sorted == keys.sorted(), "\(name), depth limit \(depthLimit)")
     }
   }
@@ -55,16 +73,9 @@ struct UnstableSortTests {
         ts: Int.random(in: 0..<10)
       )
     }
-    func precedes(
-      _ lhs: (bucket: Int, install: Int64, ts: Int), _ rhs: (bucket: Int, install: Int64, ts: Int)
-    ) -> Bool {
-      if lhs.bucket != rhs.bucket { return lhs.bucket < rhs.bucket }
-      if lhs.install != rhs.install { return lhs.install < rhs.install }
-      return lhs.ts < rhs.ts
-    }
     var sorted = events
-    sorted.sortUnstably(by: precedes)
-    let expected = events.sorted(by: precedes)
+    sorted.sortUnstably(by: ByBucketInstallTime.self)
+    let expected = events.sorted(by: ByBucketInstallTime.precedes)
     #expect(sorted.map(\.bucket) == expected.map(\.bucket))
     #expect(sorted.map(\.install) == expected.map(\.install))
     #expect(sorted.map(\.ts) == expected.map(\.ts))
