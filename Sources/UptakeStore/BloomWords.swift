@@ -45,6 +45,11 @@ final class BloomWords {
     return copy
   }
 
+  /// The word at `index`: for reading a block ahead of its lookups.
+  func word(at index: Int) -> UInt64 {
+    words[index]
+  }
+
   /// Sets `key`'s `bits` bits in the block starting at word `base`.
   func insert(_ key: UInt64, bits: Int, block base: Int) {
     BloomBlock.forEachBit(of: key, count: bits) { word, bit in

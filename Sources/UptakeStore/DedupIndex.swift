@@ -100,6 +100,12 @@ final class DedupIndex {
     return try blocks(database).contains(key)
   }
 
+  /// Brings the filter's blocks for `keys` into the CPU's cache before
+  /// they are looked up one by one (`contains`, then `didInsert`).
+  func prefetch(_ keys: [Int64?]) {
+    filter.prefetch(keys)
+  }
+
   private func blocks(_ database: Database) throws(StoreError) -> DedupBlocks {
     if let blocks { return blocks }
     let prepared = try DedupBlocks(database)

@@ -80,12 +80,23 @@ public final class EventInserter {
           install_id, ts, received_at, os_version, platform, previous_app_version, is_test)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """)
+      // Every key first, so the duplicate index can load what their
+      // lookups will read all at once (`DedupIndex.prefetch`).
+      var dedupKeys: [Int64?] = []
+      dedupKeys.reserveCapacity(batches.reduce(0) { $0 + $1.events.count })
+      for batch in batches {
+        for event in batch.events {
+          dedupKeys.append(event.id.map { StableHash.dedupKey(appNo: batch.appNo, clientId: $0) })
+        }
+      }
+      dedup.prefetch(dedupKeys)
+      var keyIndex = 0
       for batch in batches {
         var outcome = InsertOutcome()
         for event in batch.events {
           var key: Int64?
-          if let id = event.id {
-            let dedupKey = StableHash.dedupKey(appNo: batch.appNo, clientId: id)
+          defer { keyIndex += 1 }
+          if let dedupKey = dedupKeys[keyIndex] {
             if try dedup.contains(dedupKey, database) {
               outcome.duplicates += 1
               continue

@@ -36,6 +36,21 @@ struct StoredKeyFilter {
     words?.insert(UInt64(bitPattern: key), bits: Self.bitsPerKey, block: Self.block(of: key))
   }
 
+  /// Reads the block of each of `keys`, nothing else, so the CPU waits for
+  /// many of them at once: looked up one by one between inserts, each was
+  /// a miss of its own, waited for alone (2.8 % of uptaked's samples under
+  /// a flood of batches).
+  mutating func prefetch(_ keys: [Int64?]) {
+    guard let words else { return }
+    var touched: UInt64 = 0
+    for case let key? in keys { touched ^= words.word(at: Self.block(of: key)) }
+    // Kept, so the loads are not optimised away.
+    prefetched = touched
+  }
+
+  /// The blocks `prefetch` read, folded together; read by nothing else.
+  private var prefetched: UInt64 = 0
+
   /// False when `key` was certainly never inserted.
   func mayContain(_ key: Int64) -> Bool {
     words?.mayContain(UInt64(bitPattern: key), bits: Self.bitsPerKey, block: Self.block(of: key))
