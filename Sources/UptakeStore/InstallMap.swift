@@ -91,5 +91,12 @@ struct InstallMap<Value> {
 typealias InstallSet = InstallMap<Void>
 
 extension InstallMap where Value == Void {
+  init<Keys: Collection>(_ keys: Keys) where Keys.Element == Int64 {
+    self.init(capacity: keys.count)
+    for key in keys { insert(key) }
+  }
+
   mutating func insert(_ key: Int64) { update(key, initial: ()) { _ in } }
+
+  func contains(_ key: Int64) -> Bool { self[key] != nil }
 }
