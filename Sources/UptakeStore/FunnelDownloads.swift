@@ -80,11 +80,12 @@ struct FunnelDownloads {
   ///
   /// The stored rows are read only when the fold moved the install's
   /// version changes (and it is `known`: an install new to this fold has
-  /// none), by key (`storedRows`). Otherwise they are linked to those changes already, and the
-  /// batch's downloads are merged into them as they are written (`write`),
-  /// which keeps the earlier first time and that time's link. Reading them
-  /// by install was a tenth of the fold under a flood of batches, where
-  /// nearly every download is of an install whose versions did not move.
+  /// none), by key (`storedRows`). Otherwise they are linked to those
+  /// changes already, and the batch's downloads are merged into them as
+  /// they are written (`write`), which keeps the earlier first time and
+  /// that time's link. Reading them by install was a tenth of the fold
+  /// under a flood of batches, where nearly every download is of an
+  /// install whose versions did not move.
   mutating func relink(
     _ scope: ChangeScope, known: Bool, changesMoved: Bool, events: ArraySlice<FoldEvent>,
     timeline: [SeenRow], _ versions: inout TextNumbering
