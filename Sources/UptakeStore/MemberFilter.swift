@@ -18,7 +18,7 @@ struct MemberFilter {
   /// growing with the data.
   static let maximumBits = 1 << 28
 
-  private var words: BloomWords
+  private var blocks: BloomBlocks
   private let blockCount: UInt64
   /// Members inserted.
   private(set) var count = 0
@@ -28,16 +28,19 @@ struct MemberFilter {
   init(members: Int) {
     let bits = min(Self.maximumBits, max(Self.minimumBits, members * Self.bitsPerMember))
     let blocks = (bits + 511) / 512
-    words = BloomWords(count: blocks * BloomBlock.words)
+    self.blocks = BloomBlocks(count: blocks)
     blockCount = UInt64(blocks)
   }
 
+  /// Bits in all blocks.
+  private var bits: Int { Int(blockCount) * 512 }
+
   /// Members the filter holds at its full number of bits each.
-  var capacity: Int { words.count * 64 / Self.bitsPerMember }
+  var capacity: Int { bits / Self.bitsPerMember }
 
   /// Whether a bigger filter would hold `members` at more bits each.
   func shouldGrow(toHold members: Int) -> Bool {
-    members > capacity && words.count * 64 < Self.maximumBits
+    members > capacity && bits < Self.maximumBits
   }
 
   /// The key of an install in a bucket; `bucket` is `bucketHash`'s.
@@ -61,19 +64,18 @@ struct MemberFilter {
 
   mutating func insert(_ key: UInt64) {
     count += 1
-    if !isKnownUniquelyReferenced(&words) { words = words.copy() }
-    words.insert(key, bits: Self.bitsPerKey, block: block(of: key))
+    blocks.insert(key, bits: Self.bitsPerKey, block: block(of: key))
   }
 
   /// False when `key` was certainly never inserted.
   func mayContain(_ key: UInt64) -> Bool {
-    words.mayContain(key, bits: Self.bitsPerKey, block: block(of: key))
+    blocks.mayContain(key, bits: Self.bitsPerKey, block: block(of: key))
   }
 
-  /// The first word of the key's block: its low half scaled to the
-  /// number of blocks (a multiply and a shift instead of a division).
+  /// The key's block: its low half scaled to the number of blocks (a
+  /// multiply and a shift instead of a division).
   private func block(of key: UInt64) -> Int {
-    Int(((key & 0xFFFF_FFFF) &* blockCount) >> 32) * BloomBlock.words
+    Int(((key & 0xFFFF_FFFF) &* blockCount) >> 32)
   }
 
 }

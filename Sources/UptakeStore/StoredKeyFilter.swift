@@ -15,7 +15,7 @@
 /// 1 in 20 at 10M; past that the filter fills up and lookups fall back to
 /// probing, as they did without it, rather than memory growing with the data.
 ///
-/// Blocked (`BloomBlock`): a key's four bits lie in one 64-byte block,
+/// Blocked (`BloomBlocks`): a key's four bits lie in one 64-byte block,
 /// so a lookup of a new key, made for every event ingested, misses the CPU
 /// cache once instead of four times (1.1 % of uptaked's samples under
 /// 100-event batches when the bits were spread over the whole filter).
@@ -23,17 +23,13 @@ struct StoredKeyFilter {
   private static let blockCount = 1 << 17
   private static let bitsPerKey = 4
 
-  private var words: BloomWords?
+  private var blocks: BloomBlocks?
 
   /// Adds a key. Keys are `StableHash.dedupKey`s, already evenly spread
   /// over 64 bits, so the block and bit positions come straight from them.
   mutating func insert(_ key: Int64) {
-    if words == nil {
-      words = BloomWords(count: Self.blockCount * BloomBlock.words)
-    } else if !isKnownUniquelyReferenced(&words) {
-      words = words?.copy()
-    }
-    words?.insert(UInt64(bitPattern: key), bits: Self.bitsPerKey, block: Self.block(of: key))
+    if blocks == nil { blocks = BloomBlocks(count: Self.blockCount) }
+    blocks?.insert(UInt64(bitPattern: key), bits: Self.bitsPerKey, block: Self.block(of: key))
   }
 
   /// Reads the block of each of `keys`, nothing else, so the CPU waits for
@@ -41,9 +37,9 @@ struct StoredKeyFilter {
   /// a miss of its own, waited for alone (2.8 % of uptaked's samples under
   /// a flood of batches).
   mutating func prefetch(_ keys: [Int64?]) {
-    guard let words else { return }
+    guard let blocks else { return }
     var touched: UInt64 = 0
-    for case let key? in keys { touched ^= words.word(at: Self.block(of: key)) }
+    for case let key? in keys { touched ^= blocks.firstWord(of: Self.block(of: key)) }
     // Kept, so the loads are not optimised away.
     prefetched = touched
   }
@@ -53,12 +49,12 @@ struct StoredKeyFilter {
 
   /// False when `key` was certainly never inserted.
   func mayContain(_ key: Int64) -> Bool {
-    words?.mayContain(UInt64(bitPattern: key), bits: Self.bitsPerKey, block: Self.block(of: key))
+    blocks?.mayContain(UInt64(bitPattern: key), bits: Self.bitsPerKey, block: Self.block(of: key))
       ?? false
   }
 
-  /// The first word of the key's block, from its low bits.
+  /// The key's block, from its low bits.
   private static func block(of key: Int64) -> Int {
-    (Int(truncatingIfNeeded: key) & (blockCount - 1)) * BloomBlock.words
+    Int(truncatingIfNeeded: key) & (blockCount - 1)
   }
 }
