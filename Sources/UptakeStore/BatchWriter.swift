@@ -71,6 +71,8 @@ public final class BatchWriter: @unchecked Sendable {
   }
 
   private let inserter: EventInserter
+  /// The writer thread's connection, which `inserter` writes through.
+  private let database: Database
   private let folder: FoldWriter
   private let limits: Limits
   private let observer: Observer
@@ -121,10 +123,12 @@ public final class BatchWriter: @unchecked Sendable {
     if let bytes = limits.maxFileBytes { try database.limitSize(toBytes: bytes) }
     let inserter = EventInserter(database: database)
     self.inserter = inserter
+    self.database = database
     folder = try FoldWriter(
       path: database.path, maxUnfoldedEvents: limits.maxUnfoldedEvents,
       maxFileBytes: limits.maxFileBytes, readGate: readGate,
       maxReadHoldSeconds: limits.maxReadHoldSeconds,
+      unsynced: try UnsyncedRollups.record(in: database),
       failed: observer.maintenanceFailed)
     self.limits = limits
     self.readGate = readGate
@@ -202,7 +206,11 @@ public final class BatchWriter: @unchecked Sendable {
       }
       rewinder.step(readGate)
     }
-    folder.stop()
+    if folder.stop() {
+      // Best effort: a record left standing costs a rebuild only if the
+      // machine goes down before the next clean stop.
+      try? UnsyncedRollups.clear(in: database)
+    }
     rewinder.release(readGate)
     // Everything acknowledged is committed; folding the WAL into the main
     // file now leaves one self-contained file behind. Best effort: the WAL

@@ -14,6 +14,9 @@ public final class Database {
   /// How the last `Migrator.migrate` on this connection found the rollups
   /// file.
   public internal(set) var rollupsPlacement: RollupStore.Placement?
+  /// True when opening found the rollups file stale and deleted it
+  /// (`UnsyncedRollups`): `RollupStore.place` then says why it rebuilds.
+  var discardedStaleRollups = false
   /// What a write transaction locks when it begins.
   var writeLock = WriteLock.allFiles
 
@@ -79,6 +82,7 @@ public final class Database {
     // that may not create its events file cannot create this one either;
     // an empty file is an empty database, made here when it is missing.
     if !readOnly {
+      discardedStaleRollups = try UnsyncedRollups.discardIfStale(self, rollupsPath: rollupsPath)
       let file = open(rollupsPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
       if file >= 0 {
         // A new file takes the events file's owner and mode, as SQLite
@@ -98,7 +102,8 @@ public final class Database {
     if !readOnly { try enableWriteAheadLog(schema: "rollups") }
     // A lost rollups commit is folded again from the events, which are
     // synced at every commit: syncing the rollups at checkpoints only is
-    // enough, and keeps an fsync off every fold.
+    // enough, and keeps an fsync off every fold. The daemon's fold does not
+    // sync at all (`UnsyncedRollups`).
     try execute("PRAGMA rollups.synchronous = NORMAL")
     try execute("PRAGMA rollups.cache_size = -\(Self.rollupsCacheKiB)")
     try execute("PRAGMA rollups.journal_size_limit = \(Self.walSizeLimitBytes)")
@@ -193,6 +198,16 @@ public final class Database {
     let code = sqlite3_wal_checkpoint_v2(handle, schema, SQLITE_CHECKPOINT_RESTART, nil, nil)
     if code & 0xFF == SQLITE_BUSY { return false }
     try check(code, sql: "PRAGMA wal_checkpoint(RESTART)")
+    return true
+  }
+
+  /// Copies the whole log into the database file, syncing both as the
+  /// connection's `synchronous` asks, and truncates it, waiting for
+  /// readers as long as the busy timeout allows: true when it finished.
+  public func truncateWriteAheadLog(schema: String = "main") throws(StoreError) -> Bool {
+    let code = sqlite3_wal_checkpoint_v2(handle, schema, SQLITE_CHECKPOINT_TRUNCATE, nil, nil)
+    if code & 0xFF == SQLITE_BUSY { return false }
+    try check(code, sql: "PRAGMA wal_checkpoint(TRUNCATE)")
     return true
   }
 

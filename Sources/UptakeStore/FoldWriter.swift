@@ -52,6 +52,11 @@ public final class FoldWriter: @unchecked Sendable {
   private var running = false
   /// The last step failed; the next is a retry.
   private var foldFails = false
+  /// Whether this connection writes the rollups file unsynced
+  /// (`UnsyncedRollups`).
+  private let unsynced: Bool
+  /// Set by the fold thread as it ends: the rollups file is synced whole.
+  private var leftSynced = false
   /// Only the fold thread touches these.
   private var lastFold = Date.distantPast
   private var rewinder: LogRewinder
@@ -60,9 +65,12 @@ public final class FoldWriter: @unchecked Sendable {
   /// called on the fold thread when a step fails after steps that worked.
   /// `maxFileBytes` caps the rollups file as `--max-db-size` caps the
   /// events file: a fold past it fails as on a full disk, and is retried.
+  /// With `unsynced` it writes the rollups file without syncing it: only
+  /// once the machine's boot is recorded (`UnsyncedRollups.record`).
   public init(
     path: String, maxUnfoldedEvents: Int, maxFileBytes: Int64?, readGate: ReadGate,
-    maxReadHoldSeconds: Double, failed: @escaping @Sendable (String) -> Void = { _ in }
+    maxReadHoldSeconds: Double, unsynced: Bool = false,
+    failed: @escaping @Sendable (String) -> Void = { _ in }
   ) throws(StoreError) {
     foldAtOnceEvents = max(1, maxUnfoldedEvents / 2)
     let database = try Database(path: path, create: false)
@@ -74,6 +82,8 @@ public final class FoldWriter: @unchecked Sendable {
     try database.execute("PRAGMA main.cache_size = -2048")
     try database.execute("PRAGMA rollups.cache_size = -\(Self.rollupsCacheKiB)")
     if let maxFileBytes { try database.limitSize(toBytes: maxFileBytes, schema: "rollups") }
+    if unsynced { try database.execute("PRAGMA rollups.synchronous = OFF") }
+    self.unsynced = unsynced
     self.database = database
     inserter = EventInserter(database: database)
     self.readGate = readGate
@@ -150,12 +160,16 @@ public final class FoldWriter: @unchecked Sendable {
   }
 
   /// Ends the fold thread after the step under way, and waits for it.
-  func stop() {
+  /// Returns whether it left the rollups file synced whole, its log
+  /// copied in and truncated.
+  @discardableResult
+  func stop() -> Bool {
     condition.lock()
+    defer { condition.unlock() }
     stopping = true
     condition.broadcast()
     while running { condition.wait() }
-    condition.unlock()
+    return leftSynced
   }
 
   private func run() {
@@ -164,10 +178,16 @@ public final class FoldWriter: @unchecked Sendable {
       rewinder.step(readGate)
     }
     rewinder.release(readGate)
-    // Leaves the rollups file whole without its log. Best effort: the log
-    // is as good.
-    try? database.execute("PRAGMA rollups.wal_checkpoint(TRUNCATE)")
+    // Leaves the rollups file whole without its log, synced, even when
+    // folding unsynced. Best effort: the log is as good, and an unsynced
+    // file left so is rebuilt only if the machine goes down.
+    var synced = false
+    do {
+      if unsynced { try database.execute("PRAGMA rollups.synchronous = NORMAL") }
+      synced = try database.truncateWriteAheadLog(schema: "rollups")
+    } catch {}
     condition.lock()
+    leftSynced = synced
     running = false
     condition.broadcast()
     condition.unlock()

@@ -13,8 +13,9 @@
 /// The aggregates are derived from the events, which stay in the events
 /// file with everything that is not derived (apps, keys, configurations,
 /// the duplicate index). So the rollups file is never the only copy of
-/// anything: when it is missing, belongs to another database, or is ahead
-/// of the events (an older events file restored), it is emptied and the
+/// anything: when it is missing, belongs to another database, is ahead
+/// of the events (an older events file restored), or was written unsynced
+/// when the machine went down (`UnsyncedRollups`), it is emptied and the
 /// fold builds it again from the events.
 public enum RollupStore {
   /// The tables the fold writes and the reports read.
@@ -34,8 +35,8 @@ public enum RollupStore {
     /// The aggregates were in the events file (a database from before the
     /// split, or a new one: the migrations create them there) and moved.
     case moved
-    /// Missing, another database's, or ahead of the events: emptied, to be
-    /// folded again from the events.
+    /// Missing, another database's, ahead of the events, or unsynced when
+    /// the machine went down: emptied, to be folded again from the events.
     case rebuilt(reason: String)
   }
 
@@ -53,11 +54,15 @@ public enum RollupStore {
       let hasEvents = try database.scalarInt("SELECT EXISTS (SELECT 1 FROM main.events)") == 1
       return hasEvents ? .moved : .created
     }
-    guard let reason = try rebuildReason(database, databaseId: databaseId) else { return .ready }
+    guard
+      let reason = database.discardedStaleRollups
+        ? UnsyncedRollups.discardReason : try rebuildReason(database, databaseId: databaseId)
+    else { return .ready }
     let schema = try freshSchema()
     try database.write { () throws(StoreError) in
       try recreate(schema, in: database, databaseId: databaseId)
     }
+    database.discardedStaleRollups = false
     return .rebuilt(reason: reason)
   }
 

@@ -180,6 +180,33 @@ extension BatchWriterTests {
     #expect(try reader.scalarInt("SELECT sum(events) FROM rollups.daily_counts") == 500)
   }
 
+  @Test(
+    "the fold writes the rollups file unsynced, recorded; a clean stop syncs it and clears that")
+  func unsyncedRollupsRecorded() throws {
+    let boot = try #require(UnsyncedRollups.currentBoot, "Linux has a boot id")
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let database = try scratch.openDatabase()
+    let app = try database.addApp("shop")
+    let record = "SELECT value FROM store_state WHERE name = '\(UnsyncedRollups.stateName)'"
+    #expect(try database.scalarInt(record) == nil)
+    let writer = try BatchWriter(database: database)
+    let reader = try Database(path: scratch.databasePath)
+    #expect(try reader.scalarInt(record) == boot, "recorded before the fold writes")
+    startWriterThread(writer)
+    let answers = Answers()
+    #expect(
+      writer.submit(batch(app, events(ids: (0..<100).map { "i\($0)" }))) { answers.record(0, $0) })
+    answers.waitFor(1)
+    let deadline = Date().addingTimeInterval(5)
+    while writer.unfoldedEvents > 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+    #expect(writer.unfoldedEvents == 0)
+    writer.stop()
+    #expect(try reader.scalarInt(record) == nil)
+    #expect(Database.walBytes(ofDatabaseAt: Database.rollupsPath(for: scratch.databasePath)) == 0)
+    #expect(try reader.scalarInt("SELECT sum(events) FROM rollups.daily_counts") == 100)
+  }
+
   @Test("past the backlog cap the writer waits for the fold thread; no answer is lost")
   func waitsForTheFoldPastTheCap() throws {
     let scratch = try ScratchDirectory()

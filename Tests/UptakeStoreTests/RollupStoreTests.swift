@@ -135,6 +135,60 @@ struct RollupStoreTests {
     #expect(try Self.reports(reopened, shop.appNo) == expected)
   }
 
+  @Test(
+    "a rollups file written unsynced when the machine went down is deleted, even unreadable, and built again"
+  )
+  func unsyncedWhenTheMachineWentDown() throws {
+    let boot = try #require(UnsyncedRollups.currentBoot, "Linux has a boot id")
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let (shop, before) = try Self.folded(scratch)
+    let rollupsPath = Database.rollupsPath(for: scratch.databasePath)
+    try shop.database.execute("DETACH DATABASE rollups")
+    // The daemon's record from a boot that has ended.
+    try shop.database.execute(
+      """
+      INSERT OR REPLACE INTO store_state (name, value)
+      VALUES ('\(UnsyncedRollups.stateName)', \(boot &+ 1))
+      """)
+    // What a power cut can leave: pages that are not SQLite's.
+    let file = try #require(FileHandle(forWritingAtPath: rollupsPath))
+    file.write(Data(repeating: 0xA5, count: 64 * 1024))
+    try file.close()
+
+    let reopened = try Database(path: scratch.databasePath)
+    try Migrator.migrate(reopened)
+    #expect(reopened.rollupsPlacement == .rebuilt(reason: UnsyncedRollups.discardReason))
+    // What is built now is unsynced in this boot until a clean stop.
+    #expect(
+      try reopened.scalarInt(
+        "SELECT value FROM store_state WHERE name = '\(UnsyncedRollups.stateName)'") == boot)
+    #expect(try Self.reports(reopened, shop.appNo) == before)
+    while try EventInserter(database: reopened).foldRollups() > 0 {}
+    #expect(try Self.reports(reopened, shop.appNo) == before)
+    let again = try Database(path: scratch.databasePath)
+    try Migrator.migrate(again)
+    #expect(again.rollupsPlacement == .ready, "the record is this boot's now")
+  }
+
+  @Test("a rollups file recorded unsynced in the running boot serves as it is")
+  func unsyncedInThisBoot() throws {
+    let boot = try #require(UnsyncedRollups.currentBoot, "Linux has a boot id")
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let (shop, before) = try Self.folded(scratch)
+    try shop.database.execute(
+      """
+      INSERT OR REPLACE INTO store_state (name, value)
+      VALUES ('\(UnsyncedRollups.stateName)', \(boot))
+      """)
+    let reopened = try Database(path: scratch.databasePath)
+    try Migrator.migrate(reopened)
+    #expect(reopened.rollupsPlacement == .ready)
+    #expect(try RollupFolder.foldedSeq(reopened) > 0)
+    #expect(try Self.reports(reopened, shop.appNo) == before)
+  }
+
   /// The reports of a database holding only the first `events` events.
   static func referenceReports(_ scratch: ScratchDirectory, events count: Int) throws -> [String] {
     let reference = try ScratchDirectory()
