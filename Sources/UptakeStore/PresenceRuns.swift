@@ -213,19 +213,24 @@ enum PresenceRuns {
   /// from the start, so floods merge nothing. A report merges a day's runs
   /// entry by entry, so 8 small runs at most keep it fast.
   static let table = RunTable(name: "presence_runs", fullRunEntries: 1 << 15, maxSmallRuns: 8)
+  /// The most entries a fold writes in one run; a step's day with more is
+  /// written as several, so what a run costs in memory while it is written
+  /// does not grow with the step. Twice a full run: reports merge a few
+  /// more runs a day for it.
+  static let writtenRunEntries = 1 << 16
 
   /// A day's presence rows of one app and test flag.
   typealias Day = RunTable.Day
 
-  /// Appends `entries` (sorted, one per install and dimension set) as a
-  /// new run of `day`, merging them with the day's small runs when it has
-  /// enough of them.
-  static func append(_ entries: [PresenceEntry], to day: Day, _ database: Database)
+  /// Appends a run of `day`: `count` entries packed one after another
+  /// (sorted, one per install and dimension set), merged with the day's
+  /// small runs when it has enough of them.
+  static func append(packed: [UInt8], count: Int, to day: Day, _ database: Database)
     throws(StoreError)
   {
     let (highest, small) = try table.runsToMerge(of: day, database)
-    var packed = entries.packed(reservingPerEntry: 14)
-    var count = entries.count
+    var packed = packed
+    var count = count
     if !small.isEmpty {
       let runs = PresenceRunSet()
       runs.append(packed)

@@ -123,6 +123,29 @@ struct PresenceRunsTests {
     }
   }
 
+  @Test("a fold writes a day of more entries than a run takes as several runs, cut between entries")
+  func longDayInSeveralRuns() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let shop = try ShopStore(scratch)
+    let installs = PresenceRuns.writtenRunEntries + 1_000
+    // Each install twice, at two hours with two actions: one entry each.
+    let events =
+      (0..<installs).map { event(installId: "i\($0)", at: "2026-03-10T03:00:00Z") }
+      + (0..<installs).map {
+        event(action: .download, installId: "i\($0)", at: "2026-03-10T05:00:00Z")
+      }
+    #expect(try shop.store(events) == events.count)
+    #expect(try shop.inserter.foldRollups(maxEvents: events.count) == events.count)
+
+    let (entries, sizes) = try Self.presence(shop.database)
+    let day = "app \(shop.appNo) test 0 day \(Timestamp.dayNumber(ms: ms("2026-03-10T00:00:00Z")))"
+    #expect(sizes[day] == [PresenceRuns.writtenRunEntries, 1_000])
+    let presence = try #require(entries[day])
+    #expect(presence.count == installs)
+    #expect(presence.allSatisfy { $0.hours == SIMD4(1 << 3, 1 << 5, 0, 0) })
+  }
+
   @Test("folding a day in many small folds merges its runs and keeps the presence of one fold")
   func manySmallFolds() throws {
     let slices = Self.slices()
