@@ -221,8 +221,13 @@ public final class EventInserter {
   /// and the writer's cache went from 16 to 8 MiB, 250k peaked at 118.7–
   /// 118.9 MiB and 300k ran at 202,538 / 202,828 against 192,110 / 193,144
   /// events/s, peaking at 128.4 / 129.1 MiB. Request p99 stays under half a
-  /// second, as the writer waits for one step at a time.
-  public static let floodFoldStepEvents = 300_000
+  /// second, as the writer waits for one step at a time. Once presence
+  /// runs were written in parts (`DimensionFold.writePresence`), 400k ran
+  /// at 278,784 / 256,185 / 269,969 / 269,299 events/s against 300k's
+  /// 231,360 / 250,038 / 261,818 / 267,554, peaking at 124.1–124.7 MiB
+  /// against 113.9–121.9; 500k ran as fast as 400k (258–286k) at up to
+  /// 139.3 MiB, too near the 150 MiB the bench allows.
+  public static let floodFoldStepEvents = 400_000
 
   /// True while the duplicate index merges its in-memory level to disk.
   public var isMergingDuplicates: Bool { dedup.isMerging }
