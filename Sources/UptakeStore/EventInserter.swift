@@ -110,11 +110,21 @@ public final class EventInserter {
           try insert.bind(8, event.timestampMs)
           try insert.bind(9, batch.receivedAtMs)
           try insert.bind(13, Int64(event.isTest ? 1 : 0))
-          let texts: [(index: Int32, text: String?)] = [
-            (2, event.id), (4, event.updateId), (6, event.appVersion), (7, event.installId),
-            (10, event.osVersion), (11, event.platform?.rawValue), (12, event.previousAppVersion),
-          ]
-          try insert.withText(texts[...]) { () throws(StoreError) in try insert.run() }
+          // Every parameter is bound on every row, so none keeps a value
+          // from the last. SQLite copies the texts into buffers it reuses
+          // row after row. Binding them without a copy (SQLITE_STATIC)
+          // needed an array of them a row, the strings held alive through
+          // nested closures and the bindings cleared after each row: the
+          // writer spent 222 ticks a million events that way against 198
+          // now (100-event batches, three alternated rounds).
+          try insert.bind(2, event.id)
+          try insert.bind(4, event.updateId)
+          try insert.bind(6, event.appVersion)
+          try insert.bind(7, event.installId)
+          try insert.bind(10, event.osVersion)
+          try insert.bind(11, event.platform?.rawValue)
+          try insert.bind(12, event.previousAppVersion)
+          try insert.run()
           lastSeq = database.lastInsertRowID
           outcome.accepted += 1
         }

@@ -50,37 +50,10 @@ public final class Statement {
     try check(code)
   }
 
-  /// Binds text parameters (nil as NULL) without copying them, runs `body`
-  /// while the strings' bytes are sure to be alive, then clears every
-  /// binding so none points at them afterwards. `body` steps the statement:
-  /// SQLite reads bound text only then. SQLite's copy of each value
-  /// (SQLITE_TRANSIENT) was most of the binding cost of an event insert.
-  public func withText<R>(
-    _ values: ArraySlice<(index: Int32, text: String?)>, _ body: () throws(StoreError) -> R
-  ) throws(StoreError) -> R {
-    guard let (index, text) = values.first else {
-      defer { sqlite3_clear_bindings(handle) }
-      return try body()
-    }
-    guard var text, !text.isEmpty else {
-      try bind(index, text)
-      return try withText(values.dropFirst(), body)
-    }
-    let result = text.withUTF8 { bytes -> Result<R, StoreError> in
-      let code = bytes.withMemoryRebound(to: CChar.self) { chars in
-        // A nil destructor is SQLITE_STATIC: SQLite keeps the pointer.
-        sqlite3_bind_text(handle, index, chars.baseAddress, Int32(chars.count), nil)
-      }
-      do throws(StoreError) {
-        try check(code)
-        return .success(try withText(values.dropFirst(), body))
-      } catch {
-        return .failure(error)
-      }
-    }
-    return try result.get()
-  }
-
+  /// Binds text, or NULL for nil. SQLite copies the text into the
+  /// parameter's own buffer, which it keeps and reuses while the statement
+  /// is bound row after row (a statement's bindings are never cleared
+  /// here, and each binding replaces the last).
   public func bind(_ index: Int32, _ value: String?) throws(StoreError) {
     if let value { try bind(index, value) } else { try bindNull(index) }
   }
