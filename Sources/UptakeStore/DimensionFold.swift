@@ -202,9 +202,8 @@ enum DimensionFold {
     let action: UInt8
     let hourOfDay: UInt8
 
-    func sameDay(as other: Sighting) -> Bool {
-      appNo == other.appNo && isTest == other.isTest && day == other.day
-    }
+    /// The presence_runs day it belongs to.
+    var runDay: PresenceRuns.Day { PresenceRuns.Day(appNo: appNo, isTest: isTest, day: Int64(day)) }
   }
 
   /// The batch's presence entries to be, one per event with an install,
@@ -268,11 +267,9 @@ enum DimensionFold {
       count = 0
     }
     for sighting in sightings {
-      let sightingDay = PresenceRuns.Day(
-        appNo: sighting.appNo, isTest: sighting.isTest, day: Int64(sighting.day))
-      if sightingDay != day {
+      if sighting.runDay != day {
         try appendRun()
-        day = sightingDay
+        day = sighting.runDay
       }
       let bit = Int64(1) << Int64(sighting.hourOfDay)
       if pending?.installKey == sighting.installKey && pending?.dimsNo == sighting.dimsNo {

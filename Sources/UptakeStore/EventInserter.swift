@@ -188,9 +188,10 @@ public final class EventInserter {
     try database.restartWriteAheadLog()
   }
 
-  /// Copies the WAL into the database file and truncates it.
+  /// Copies the WAL into the database file and truncates it, as far as
+  /// readers let it (`Database.truncateWriteAheadLog`).
   public func checkpoint() throws(StoreError) {
-    try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    _ = try database.truncateWriteAheadLog()
   }
 
   /// The seq of the last event this inserter stored (0 before any).
