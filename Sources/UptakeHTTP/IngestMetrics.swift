@@ -103,7 +103,7 @@ public final class IngestMetrics: Sendable {
   }
 
   /// The Prometheus text exposition of every counter, plus the gauges given.
-  func exposition(queueDepth: Int, ready: Bool, walBytes: Int) -> String {
+  func exposition(queueDepth: Int, unfoldedEvents: Int64, ready: Bool, walBytes: Int) -> String {
     let snapshot = counts.withLock { $0 }
     var text = ""
     text += "# HELP uptake_http_requests_total HTTP requests answered, by route and status.\n"
@@ -137,6 +137,10 @@ public final class IngestMetrics: Sendable {
     text += "# HELP uptake_ingest_queue_events Events waiting for the batch writer.\n"
     text += "# TYPE uptake_ingest_queue_events gauge\n"
     text += "uptake_ingest_queue_events \(queueDepth)\n"
+    text +=
+      "# HELP uptake_unfolded_events Events stored and not yet folded into the report aggregates.\n"
+    text += "# TYPE uptake_unfolded_events gauge\n"
+    text += "uptake_unfolded_events \(unfoldedEvents)\n"
     text += "# HELP uptake_ready 1 while storage takes writes.\n"
     text += "# TYPE uptake_ready gauge\n"
     text += "uptake_ready \(ready ? 1 : 0)\n"

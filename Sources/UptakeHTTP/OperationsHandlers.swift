@@ -22,7 +22,8 @@ struct OperationsHandlers: Sendable {
         .respond(
           .text(
             metrics.exposition(
-              queueDepth: writer.queueDepth, ready: writer.isAcceptingWrites,
+              queueDepth: writer.queueDepth, unfoldedEvents: writer.unfoldedEvents,
+              ready: writer.isAcceptingWrites,
               walBytes: Database.walBytes(ofDatabaseAt: databasePath)),
             contentType: "text/plain; version=0.0.4; charset=utf-8"))
       },
