@@ -33,9 +33,14 @@ import UptakeCore
 /// Two different ids with the same 64-bit key would be taken as duplicates:
 /// for a million ids of one app the chance is about 3 in 10^8.
 final class DedupIndex {
-  /// Keys held in memory before a merge: 4 MiB at this size, and one merge
-  /// then writes each page of `dedup_blocks` about once per 512k events.
-  static let defaultMergeThreshold = 1 << 19
+  /// Keys held in memory before a merge: 8 MiB at this size, and one merge
+  /// then writes each page of `dedup_blocks` about once per million events.
+  /// Each merge rewrites every block its keys fall in, and random keys fall
+  /// in all of them, so fewer merges write less: 100-event batches for 30 s
+  /// ran at 290,310 / 286,212 / 297,614 / 304,314 events/s against
+  /// 284,024 / 279,743 / 295,883 / 291,178 at 512k, peak RSS unchanged
+  /// (the fold's step sets it); with no merge at all, 7.6–9 % faster.
+  static let defaultMergeThreshold = 1 << 20
   /// Slices per merge, so no single transaction stalls ingest for long.
   static let mergeChunks = 16
 

@@ -62,8 +62,8 @@ struct ImportCommand: Command {
   /// page the cache misses.
   static let mmapBytes = 2 << 30
   /// Duplicate-index keys held in memory before a merge to disk. Each merge
-  /// writes about every page of `dedup_blocks`, so the daemon's 512k (chosen
-  /// for its memory bar) made 20 merges of 10.4M imported events, 12.4 s
+  /// writes about every page of `dedup_blocks`, so the daemon's old 512k
+  /// (chosen for its memory bar) made 20 merges of 10.4M imported events, 12.4 s
   /// of the import; 4M keys (~100 MiB here) make two, and the import merges
   /// the rest before it ends so the daemon starts with none in memory.
   static let dedupMergeKeys = 1 << 22

@@ -3,15 +3,15 @@ import Testing
 import UptakeCore
 import UptakeStore
 
-/// The duplicate index keeps recent ids in memory and, past 2^19 of them,
+/// The duplicate index keeps recent ids in memory and, past 2^20 of them,
 /// merges them into `dedup_blocks` in slices. These tests cross that threshold
-/// for real, so they insert a little over half a million events (about four
+/// for real, so they insert a little over a million events (about eight
 /// seconds in a debug build).
 @Suite("Duplicate index merge: ids stay duplicates after they move to disk")
 struct DedupMergeTests {
-  /// One more batch than it takes to reach the merge threshold of 1 << 19.
+  /// One more batch than it takes to reach the merge threshold of 1 << 20.
   static let batchSize = 5_000
-  static let batchCount = (1 << 19) / batchSize + 1
+  static let batchCount = (1 << 20) / batchSize + 1
   static let eventCount = batchSize * batchCount
 
   /// Keys in the merged level, 8 bytes each in its blocks.
