@@ -5,7 +5,7 @@ import UptakeStore
 
 /// The duplicate index keeps recent ids in memory and, past 2^20 of them,
 /// merges them into `dedup_blocks` in slices. These tests cross that threshold
-/// for real, so they insert a little over a million events (about eight
+/// for real, so they insert a little over a million events (about 13
 /// seconds in a debug build).
 @Suite("Duplicate index merge: ids stay duplicates after they move to disk")
 struct DedupMergeTests {
