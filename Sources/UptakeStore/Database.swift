@@ -371,6 +371,15 @@ public final class Database {
     return statement.isNull(0) ? nil : statement.int64(0)
   }
 
+  /// True when `schema` (main, rollups) has a table named `table`.
+  func hasTable(_ table: String, in schema: String) throws(StoreError) -> Bool {
+    let statement = try statement(
+      "SELECT 1 FROM \(schema).sqlite_master WHERE type = 'table' AND name = ?")
+    defer { statement.reset() }
+    try statement.bind(1, table)
+    return try statement.step()
+  }
+
   func check(_ code: Int32, sql: String?) throws(StoreError) {
     guard code == SQLITE_OK || code == SQLITE_DONE || code == SQLITE_ROW else {
       throw .sqlite(code: code, message: String(cString: sqlite3_errmsg(handle)), sql: sql)

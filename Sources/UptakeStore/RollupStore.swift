@@ -145,9 +145,7 @@ public enum RollupStore {
   }
 
   private static func hasFoldState(_ database: Database) throws(StoreError) -> Bool {
-    try database.scalarInt(
-      "SELECT count(*) FROM rollups.sqlite_master WHERE type = 'table' AND name = 'fold_state'")
-      == 1
+    try database.hasTable("fold_state", in: "rollups")
   }
 
   /// A rollup table's `CREATE` statements: the table's, then its indexes'.

@@ -99,10 +99,7 @@ enum UnsyncedRollups {
 
   private static func isStale(_ database: Database) throws(StoreError) -> Bool {
     // A new events file has no store_state before its migrations.
-    guard
-      try database.scalarInt(
-        "SELECT count(*) FROM main.sqlite_master WHERE type = 'table' AND name = 'store_state'")
-        == 1,
+    guard try database.hasTable("store_state", in: "main"),
       let recorded = try database.scalarInt(
         "SELECT value FROM main.store_state WHERE name = '\(stateName)'")
     else { return false }
