@@ -12,9 +12,6 @@ public final class Service: @unchecked Sendable {
     public var writerLimits = BatchWriter.Limits()
     public var ingestLimits = IngestLimits()
     public var rateLimits = RateLimits()
-    /// A cap on the database file's size; writes past it are refused with
-    /// 503 as on a full disk. Nil: only the disk limits it.
-    public var maxDatabaseBytes: Int64?
     /// Read connections for reports: one per server thread keeps reports
     /// from waiting on each other.
     public var readConnections = 4
@@ -30,8 +27,6 @@ public final class Service: @unchecked Sendable {
   let updateConfigurations: UpdateConfigDirectory<CheckAnswers>
   /// Keys of the default app when this start created it, to show once.
   public let createdDefaultApp: NewAppKeys?
-  private var writerThread: Thread?
-  private let writerDone = DispatchSemaphore(value: 0)
   private let configPollerDone = DispatchSemaphore(value: 0)
 
   /// Opens (creating and migrating) the database and builds every part.
@@ -61,8 +56,9 @@ public final class Service: @unchecked Sendable {
     let pool = try ConnectionPool(
       path: path, size: configuration.readConnections, gate: readGate)
     var writerLimits = configuration.writerLimits
-    writerLimits.maxReadHoldSeconds = configuration.serverLimits.reportTimeLimitSeconds + 5
-    writerLimits.maxFileBytes = configuration.maxDatabaseBytes
+    if writerLimits.maxReadHoldSeconds == nil {
+      writerLimits.maxReadHoldSeconds = configuration.serverLimits.reportTimeLimitSeconds + 5
+    }
     writer = try BatchWriter(
       database: writeConnection, limits: writerLimits, readGate: readGate,
       observer: metrics.writerObserver(logger: logger))
@@ -97,8 +93,7 @@ public final class Service: @unchecked Sendable {
   public func start() throws {
     let configurations = updateConfigurations
     _ = Self.startThread("uptake-config", signalling: configPollerDone) { configurations.run() }
-    let writer = self.writer
-    writerThread = Self.startThread("uptake-writer", signalling: writerDone) { writer.run() }
+    writer.start()
     try server.start(listen: configuration.listen)
   }
 
@@ -127,7 +122,6 @@ public final class Service: @unchecked Sendable {
     server.drain(timeoutSeconds: 1, quietSeconds: 0.1)
     server.stop()
     writer.stop()
-    writerDone.wait()
     updateConfigurations.stop()
     configPollerDone.wait()
   }

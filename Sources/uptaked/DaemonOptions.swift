@@ -117,7 +117,7 @@ struct DaemonOptions {
         }
         options.configuration.serverLimits.reportTimeLimitSeconds = seconds
       case "--max-db-size":
-        options.configuration.maxDatabaseBytes = Int64(max(1, try number(argument))) << 20
+        options.configuration.writerLimits.maxFileBytes = Int64(max(1, try number(argument))) << 20
       case "--max-queued-events":
         options.configuration.writerLimits.maxQueuedEvents = max(1, try number(argument))
       case "--max-unfolded-events":

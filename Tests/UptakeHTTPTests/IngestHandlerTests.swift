@@ -150,8 +150,7 @@ struct IngestFixture {
     let keys = try AppRegistry.add("shop", in: database, nowMs: 0)
     let directory = try KeyDirectory(database: try Database(path: scratch.databasePath))
     let writer = try BatchWriter(database: database)
-    let thread = Thread { writer.run() }
-    thread.start()
+    writer.start()
     defer { writer.stop() }
     let handler = IngestHandler(
       writer: writer, decoder: EventBatchDecoder(), metrics: IngestMetrics(),

@@ -95,10 +95,13 @@ public final class IngestMetrics: Sendable {
         break
       }
     }
-    observer.maintenanceFailed = { message in
+    observer.upkeepFailed = { message in
       logger.error("upkeep failed; retrying", ["error": message])
     }
     observer.recovered = { logger.info("storage takes writes again") }
+    observer.stopFailed = { message in
+      logger.warning("stop left upkeep undone; the data is safe", ["error": message])
+    }
     return observer
   }
 

@@ -1,9 +1,10 @@
 import Foundation
 
-/// Folds the daemon's stored events into the report aggregates on a thread
-/// and connection of its own, beside the batch writer: the aggregates are
-/// in their own file (`RollupStore`), so a fold takes that file's write
-/// lock only and the writer goes on storing events meanwhile.
+/// Decides when to fold the writer's stored events into the report
+/// aggregates, and folds them (`RollupFolder`) on a thread and connection
+/// of its own, beside the batch writer: the aggregates are in their own
+/// file (`RollupsFile`), so a fold takes that file's write lock only and
+/// the writer goes on storing events meanwhile.
 ///
 /// A fold step reads its events in a short read transaction, then writes
 /// the aggregates in a transaction on the rollups file alone, so it holds
@@ -16,33 +17,29 @@ import Foundation
 /// short unfolded tail; and continuously, in big steps, once half the
 /// backlog cap is unfolded. Folding takes CPU the request threads would
 /// use, so a burst is not folded while it lasts unless it grows that
-/// large: single-event requests on 64 connections ran at 36–37k events/s
-/// with the fold following every 10k events, against 45–47k with the fold
-/// deferred (2 cores; docs/profile-ingest.md). The writer tells it how far
+/// large (docs/performance.md). The writer tells it how far
 /// events are stored; past the cap the writer waits for it
 /// (`waitUntilBacklog(atMost:)`), so reports never read more than that many
 /// unfolded events.
-public final class FoldWriter: @unchecked Sendable {
-  /// Events per step at most: a step holds about 130 bytes an event in
-  /// memory at its peak.
-  static let maxStepEvents = EventInserter.floodFoldStepEvents
-  /// A step under steady ingest, below `foldAtOnceEvents`.
-  static let busyStepEvents = EventInserter.busyFoldStepEvents
+final class FoldThread: @unchecked Sendable {
+  /// A step under steady ingest, below `foldAtOnceEvents`: small, so a
+  /// trickle's reports read a short unfolded tail at little cost.
+  static let busyStepEvents = 10_000
   /// Ingest paused this long: fold what is there.
   static let idleSeconds = 0.2
   /// Seconds between busy steps under steady ingest.
   static let busyIntervalSeconds = 5.0
   /// Seconds between attempts after a step failed (a full disk, say).
   static let retrySeconds = 1.0
-  /// The fold connection's page cache of the rollups file.
-  static let rollupsCacheKiB = 8 * 1024
 
   private let database: Database
-  private let inserter: EventInserter
+  private let folder: RollupFolder
+  /// Events per step at most (`BatchWriter.Limits.maxFoldStepEvents`).
+  private let maxStepEvents: Int
   /// Backlog from which the fold runs continuously: half the cap.
   private let foldAtOnceEvents: Int
   private let readGate: ReadGate
-  private let failed: @Sendable (String) -> Void
+  private let observer: BatchWriter.Observer
   private let condition = NSCondition()
   // Guarded by `condition`:
   private var storedThroughSeq: Int64
@@ -52,6 +49,11 @@ public final class FoldWriter: @unchecked Sendable {
   private var running = false
   /// The last step failed; the next is a retry.
   private var foldFails = false
+  /// Why the last step failed, for `foldEverything()`.
+  private var lastFailure: StoreError?
+  /// Set by `foldEverything()`: fold what is stored without waiting for
+  /// ingest to pause.
+  private var foldingEverything = false
   /// Whether this connection writes the rollups file unsynced
   /// (`UnsyncedRollups`).
   private let unsynced: Bool
@@ -61,33 +63,38 @@ public final class FoldWriter: @unchecked Sendable {
   private var lastFold = Date.distantPast
   private var rewinder: LogRewinder
 
-  /// Opens its own connection to the database at `path`. `failed` is
-  /// called on the fold thread when a step fails after steps that worked.
-  /// `maxFileBytes` caps the rollups file as `--max-db-size` caps the
-  /// events file: a fold past it fails as on a full disk, and is retried.
-  /// With `unsynced` it writes the rollups file without syncing it: only
-  /// once the machine's boot is recorded (`UnsyncedRollups.record`).
-  public init(
-    path: String, maxUnfoldedEvents: Int, maxFileBytes: Int64?, readGate: ReadGate,
-    maxReadHoldSeconds: Double, unsynced: Bool = false,
-    failed: @escaping @Sendable (String) -> Void = { _ in }
+  /// Opens its own connection to the database at `path`, sized and capped
+  /// by `limits` (`maxFileBytes` caps the rollups file as `--max-db-size`
+  /// caps the events file: a fold past it fails as on a full disk, and is
+  /// retried). With `unsynced` it writes the rollups file without syncing
+  /// it: only once the machine's boot is recorded
+  /// (`UnsyncedRollups.record`). `observer.upkeepFailed` is called on
+  /// the fold thread when a step fails after steps that worked.
+  init(
+    path: String, limits: BatchWriter.Limits, readGate: ReadGate, unsynced: Bool = false,
+    observer: BatchWriter.Observer = BatchWriter.Observer()
   ) throws(StoreError) {
-    foldAtOnceEvents = max(1, maxUnfoldedEvents / 2)
+    foldAtOnceEvents = max(1, limits.maxUnfoldedEvents / 2)
+    maxStepEvents = limits.maxFoldStepEvents
     let database = try Database(path: path, create: false)
     database.writeLock = .rollupsFile
     // It reads the events once each, in seq order: their pages need no
-    // cache. A fold step touches pages all over the install-keyed tables,
-    // so a bigger cache saves little: 8 MiB ran batches as fast as 16
-    // (171.6k and 171.5k events/s) at 125.6 MiB resident against 140.3.
+    // cache. A fold step touches pages all over the install-keyed tables
+    // (see `BatchWriter.Limits.foldCacheKiB`).
     try database.execute("PRAGMA main.cache_size = -2048")
-    try database.execute("PRAGMA rollups.cache_size = -\(Self.rollupsCacheKiB)")
-    if let maxFileBytes { try database.limitSize(toBytes: maxFileBytes, schema: "rollups") }
+    try database.execute("PRAGMA rollups.cache_size = -\(limits.foldCacheKiB)")
+    if limits.foldMapBytes > 0 {
+      try database.execute("PRAGMA rollups.mmap_size = \(limits.foldMapBytes)")
+    }
+    if let maxFileBytes = limits.maxFileBytes {
+      try database.limitSize(toBytes: maxFileBytes, schema: "rollups")
+    }
     if unsynced { try database.execute("PRAGMA rollups.synchronous = OFF") }
     self.unsynced = unsynced
     self.database = database
-    inserter = EventInserter(database: database)
+    folder = RollupFolder(database: database)
     self.readGate = readGate
-    self.failed = failed
+    self.observer = observer
     (storedThroughSeq, foldedThroughSeq) = try database.read {
       () throws(StoreError) -> (Int64, Int64) in
       (
@@ -96,17 +103,11 @@ public final class FoldWriter: @unchecked Sendable {
       )
     }
     rewinder = LogRewinder(
-      maxHoldSeconds: maxReadHoldSeconds, logBytes: { database.rollupsWALBytes },
-      backfill: { () throws(StoreError) -> Int32 in
-        try database.backfillWriteAheadLog(schema: "rollups")
-      },
-      restart: { () throws(StoreError) -> Bool in
-        try database.restartWriteAheadLog(schema: "rollups")
-      })
+      database, schema: "rollups", maxHoldSeconds: limits.readHoldSeconds)
   }
 
   /// Events stored and not folded yet.
-  public var backlog: Int64 {
+  var backlog: Int64 {
     condition.lock()
     defer { condition.unlock() }
     return storedThroughSeq - foldedThroughSeq
@@ -159,6 +160,17 @@ public final class FoldWriter: @unchecked Sendable {
     thread.start()
   }
 
+  /// Folds every event stored so far and returns once they are folded:
+  /// for a writer that finishes a bulk load. Throws what made a step fail.
+  func foldEverything() throws(StoreError) {
+    condition.lock()
+    defer { condition.unlock() }
+    foldingEverything = true
+    condition.broadcast()
+    while running && !foldFails && storedThroughSeq > foldedThroughSeq { condition.wait() }
+    if foldFails, let lastFailure { throw lastFailure }
+  }
+
   /// Ends the fold thread after the step under way, and waits for it.
   /// Returns whether it left the rollups file synced whole, its log
   /// copied in and truncated.
@@ -177,15 +189,16 @@ public final class FoldWriter: @unchecked Sendable {
       if size > 0 { fold(size) }
       rewinder.step(readGate)
     }
-    rewinder.release(readGate)
     // Leaves the rollups file whole without its log, synced, even when
     // folding unsynced. Best effort: the log is as good, and an unsynced
     // file left so is rebuilt only if the machine goes down.
     var synced = false
     do {
       if unsynced { try database.execute("PRAGMA rollups.synchronous = NORMAL") }
-      synced = try database.truncateWriteAheadLog(schema: "rollups")
-    } catch {}
+      synced = try rewinder.finish(readGate)
+    } catch {
+      observer.stopFailed("the rollups file's log was left in place: \(error.description)")
+    }
     condition.lock()
     leftSynced = synced
     running = false
@@ -205,11 +218,11 @@ public final class FoldWriter: @unchecked Sendable {
       if backlog > 0 {
         if foldFails {
           due = lastFold.addingTimeInterval(Self.retrySeconds)
-          if now >= due { return min(backlog, Self.maxStepEvents) }
-        } else if backlog >= foldAtOnceEvents
+          if now >= due { return min(backlog, maxStepEvents) }
+        } else if backlog >= foldAtOnceEvents || foldingEverything
           || now >= lastStored.addingTimeInterval(Self.idleSeconds)
         {
-          return min(backlog, Self.maxStepEvents)
+          return min(backlog, maxStepEvents)
         } else {
           let busyStep = lastFold.addingTimeInterval(Self.busyIntervalSeconds)
           if now >= busyStep { return min(backlog, Self.busyStepEvents) }
@@ -234,11 +247,11 @@ public final class FoldWriter: @unchecked Sendable {
     lastFold = Date()
     do {
       var step = try database.read { () throws(StoreError) -> PreparedFold? in
-        try RollupFolder.prepare(database, maxEvents: size)
+        try RollupWriter.prepare(database, maxEvents: size)
       }
       // Handed over, not copied: a second reference to the step's arrays
       // would make the fold's in-place sort copy its events.
-      if let prepared = step.take() { try inserter.foldRollups(consume prepared) }
+      if let prepared = step.take() { try folder.fold(consume prepared) }
       let folded = try database.read { () throws(StoreError) -> Int64 in
         try RollupFolder.foldedSeq(database)
       }
@@ -251,9 +264,10 @@ public final class FoldWriter: @unchecked Sendable {
       condition.lock()
       let wasFailing = foldFails
       foldFails = true
+      lastFailure = error
       condition.broadcast()
       condition.unlock()
-      if !wasFailing { failed(error.description) }
+      if !wasFailing { observer.upkeepFailed(error.description) }
     }
   }
 }

@@ -1,47 +1,14 @@
 import UptakeCore
 
-/// Folds stored events into the rollup tables of schema/0002_rollups.sql,
+/// Writes a fold's rows into the rollup tables of schema/0002_rollups.sql,
 /// schema/0005_dimension_rollups.sql (`DimensionFold`) and the packed
-/// members of schema/0007 and 0008 (`InstallChunks`).
-///
-/// Why fold in bulk instead of updating the aggregates with every batch:
-/// distinct install counts need one row per install and bucket, and install
-/// ids are random, so per-batch upkeep dirtied a random page per event and
-/// cut batch ingest from ~160k to ~14k events/s here (measured with
-/// tools/wrk/events.lua, 100 events a request). A fold aggregates many events
-/// in memory and writes each row once, in key order. The events themselves
-/// are the durable log: `rollup_folded_seq` says how far the aggregates have
-/// got, a crash only means folding again from there, and reports add the
-/// events after it (`RollupTail`), so they are exact at every moment.
-enum RollupFolder {
-  static let foldedSeqName = "rollup_folded_seq"
-
-  /// The seq of the last event folded into the aggregates.
-  static func foldedSeq(_ database: Database) throws(StoreError) -> Int64 {
-    let statement = try database.statement("SELECT value FROM rollups.fold_state WHERE name = ?")
-    try statement.bind(1, foldedSeqName)
-    defer { statement.reset() }
-    return try statement.step() ? statement.int64(0) : 0
-  }
-
-  /// Folds up to `maxEvents` events in one transaction; returns how many.
-  static func fold(_ database: Database, maxEvents: Int, membership: BucketMembership)
-    throws(StoreError) -> Int
-  {
-    var folded = 0
-    try committing(membership, database) { () throws(StoreError) -> Int64? in
-      guard var prepared = try prepare(database, maxEvents: maxEvents) else { return nil }
-      try writeRows(&prepared, membership, database)
-      folded = prepared.batch.count
-      return prepared.batch.lastSeq
-    }
-    return folded
-  }
-
+/// members of schema/0007 and 0008 (`InstallChunks`). `RollupFolder`
+/// runs it in a transaction and keeps what it learns between folds.
+enum RollupWriter {
   /// The reading half of a fold of up to `maxEvents` events: nil when
   /// every event is folded. Call in a transaction; any connection will do.
   static func prepare(_ database: Database, maxEvents: Int) throws(StoreError) -> PreparedFold? {
-    let after = try foldedSeq(database)
+    let after = try RollupFolder.foldedSeq(database)
     var batch = try FoldBatch.read(database, after: after, maxEvents: maxEvents)
     guard batch.count > 0 else { return nil }
     // While the events are in seq order: see DimensionFold.counts.
@@ -50,39 +17,9 @@ enum RollupFolder {
     return PreparedFold(afterSeq: after, batch: batch, dimensions: dimensions)
   }
 
-  /// The writing half of a fold prepared on another connection, in a
-  /// transaction of its own: false, writing nothing, when it is stale
-  /// (another fold came first).
-  static func write(
-    _ prepared: inout PreparedFold, membership: BucketMembership, _ database: Database
-  ) throws(StoreError) -> Bool {
-    try committing(membership, database) { () throws(StoreError) -> Int64? in
-      guard try foldedSeq(database) == prepared.afterSeq else { return nil }
-      try writeRows(&prepared, membership, database)
-      return prepared.batch.lastSeq
-    }
-  }
-
-  /// Runs a fold's write transaction and tells `membership` how it ended:
-  /// `body` returns the folded seq it wrote the rows up to, or nil when it
-  /// wrote nothing. Returns whether it wrote.
-  @discardableResult
-  private static func committing(
-    _ membership: BucketMembership, _ database: Database,
-    _ body: () throws(StoreError) -> Int64?
-  ) throws(StoreError) -> Bool {
-    do {
-      guard let foldedSeq = try database.write(body) else { return false }
-      membership.didCommit(through: foldedSeq)
-      return true
-    } catch {
-      membership.forget()
-      throw error
-    }
-  }
-
   /// Writes a fresh prepared fold's rows and records how far folding got.
-  private static func writeRows(
+  /// Call in a write transaction.
+  static func write(
     _ prepared: inout PreparedFold, _ membership: BucketMembership, _ database: Database
   ) throws(StoreError) {
     membership.beginFold(after: prepared.afterSeq, prepared.batch)
@@ -93,7 +30,7 @@ enum RollupFolder {
     try writeSeen(&prepared.batch, membership, database)
     let record = try database.statement(
       "INSERT OR REPLACE INTO rollups.fold_state (name, value) VALUES (?, ?)")
-    try record.bind(1, foldedSeqName)
+    try record.bind(1, RollupFolder.foldedSeqName)
     try record.bind(2, prepared.batch.lastSeq)
     try record.run()
   }

@@ -1,24 +1,18 @@
 import Foundation
+import Synchronization
 import UptakeCore
 
-/// Why a batch could not be stored.
-public enum IngestFailure: Error, Sendable {
-  /// The queue is full or the writer is stopping: the client should retry.
-  case overloaded
-  /// Storage refused the commit (disk full, read-only, I/O error).
-  case unavailable(String)
-  /// Anything else; a bug or a damaged database.
-  case failed(String)
-}
-
-/// The single writer of the daemon's events. Request handlers `submit`
-/// batches and are called back once their events are committed; one thread
-/// takes everything queued, stores it in one transaction (group commit),
-/// then calls every waiting request back. A commit costs the same fsync
-/// whether it holds one event or thousands, so under load the batches grow
-/// and the fsyncs stay few. Its transactions lock the events file only: a
-/// `FoldWriter` of its own folds the events into the aggregates, in their
-/// own file, at the same time.
+/// The single writer of a process's events: the daemon's, and `uptake
+/// import`'s. Request handlers (or the import's reader) `submit` batches
+/// and are called back once their events are committed; one thread takes
+/// everything queued, stores it in one transaction (group commit,
+/// `EventInserter`), then calls every waiting request back. A commit costs
+/// the same fsync whether it holds one event or thousands, so under load
+/// the batches grow and the fsyncs stay few. Between commits the thread
+/// does the events file's upkeep: the duplicate index's merge and the
+/// log's rewinding (`LogRewinder`). Its transactions lock the events file
+/// only: a `FoldThread` of its own folds the events into the aggregates,
+/// in their own file, at the same time.
 public final class BatchWriter: @unchecked Sendable {
   public typealias Completion = @Sendable (Result<InsertOutcome, IngestFailure>) -> Void
 
@@ -33,19 +27,68 @@ public final class BatchWriter: @unchecked Sendable {
     public var maxEventsPerTransaction = 20_000
     /// Longest the writer holds new reports back to rewind the log
     /// (`WALCheckpointSchedule`): a little over the reports' time limit, by
-    /// when every report that was reading has ended.
-    public var maxReadHoldSeconds = 35.0
+    /// when every report that was reading has ended. Nil: the daemon's
+    /// `Service` takes 5 s past its reports' time limit, and a writer on
+    /// its own `defaultReadHoldSeconds`.
+    public var maxReadHoldSeconds: Double?
+    /// 5 s past the reports' default time limit of 30 s.
+    public static let defaultReadHoldSeconds = 35.0
+    /// `maxReadHoldSeconds`, or its default.
+    var readHoldSeconds: Double { maxReadHoldSeconds ?? Self.defaultReadHoldSeconds }
     /// Events stored but not folded into the report aggregates after which
     /// the writer waits for the fold thread, so ingest keeps the fold's pace.
     /// Higher lets a burst be stored at the insert path's speed, while every
     /// report during it reads the unfolded events; lower keeps reports quick
     /// and slows a flood's ingest to the fold's rate sooner.
-    public var maxUnfoldedEvents = EventInserter.defaultMaxUnfoldedUnderLoad
+    public var maxUnfoldedEvents = 1_000_000
     /// A cap on each of the database's two files (`--max-db-size`): past
     /// it commits fail as on a full disk. None by default.
     public var maxFileBytes: Int64?
+    /// Events a fold step takes at most, and so the fold's memory: a step
+    /// holds about 130 bytes an event at its peak. Bigger steps cost less
+    /// an event, as each writes a page of the rollup tables once for all
+    /// its events that land there; the daemon's is the largest that keeps
+    /// its peak inside the memory bar (docs/performance.md).
+    public var maxFoldStepEvents = 400_000
+    /// The fold connection's page cache of the rollups file. A step touches
+    /// pages all over the install-keyed tables, so under the daemon's steps
+    /// more cache saved little and cost resident memory.
+    public var foldCacheKiB = 8 * 1024
+    /// Bytes of the rollups file the fold's connection reads through a
+    /// memory map instead of a read() a page; 0 for none.
+    public var foldMapBytes = 0
+    /// Duplicate-index keys held in memory before a merge to disk
+    /// (`DedupIndex`).
+    public var dedupMergeKeys = DedupIndex.defaultMergeThreshold
+    /// The writer connection's page cache of the events file. Its inserts
+    /// append, and the duplicate index merges sorted keys, so more cache
+    /// holds nothing they touch twice.
+    public var writerCacheKiB = 8 * 1024
+    /// Log bytes after which a commit copies the events file's log back
+    /// (SQLite's automatic checkpoint); nil keeps SQLite's 1000 pages
+    /// (16 MiB at `Database.pageSize`).
+    public var autoCheckpointBytes: Int?
 
     public init() {}
+
+    /// The daemon's defaults for one bulk load in a process of its own,
+    /// `uptake import`: commits of the chunks it reads, and a fold in few
+    /// large steps with a large cache, since history imported touches
+    /// pages all over the install tables (docs/performance.md).
+    public static var bulkImport: Limits {
+      var limits = Limits()
+      limits.maxEventsPerTransaction = 5000
+      limits.maxFoldStepEvents = 4_000_000
+      limits.maxUnfoldedEvents = 8_000_000
+      limits.foldCacheKiB = 512 * 1024
+      limits.foldMapBytes = 2 << 30
+      limits.dedupMergeKeys = 1 << 22
+      // A bulk load checkpointing every few transactions rewrites the
+      // same index pages each time; 64 MiB cut that work and still bounds
+      // the log.
+      limits.autoCheckpointBytes = 64 << 20
+      return limits
+    }
   }
 
   /// What the writer reports as it works, for metrics and logs; called on
@@ -56,11 +99,14 @@ public final class BatchWriter: @unchecked Sendable {
     /// A commit failed; every request in it was answered with the failure.
     public var failed: @Sendable (IngestFailure) -> Void = { _ in }
     /// Upkeep (folding on the fold thread, merging the duplicate index)
-    /// failed after working; it is retried every `maintenanceRetrySeconds`
+    /// failed after working; it is retried every `upkeepRetrySeconds`
     /// without another call.
-    public var maintenanceFailed: @Sendable (String) -> Void = { _ in }
+    public var upkeepFailed: @Sendable (String) -> Void = { _ in }
     /// Storage takes writes again after a failure.
     public var recovered: @Sendable () -> Void = {}
+    /// A step of the orderly stop failed (a checkpoint, the rollups file's
+    /// sync): what it leaves behind is safe, but worth a line in the log.
+    public var stopFailed: @Sendable (String) -> Void = { _ in }
 
     public init() {}
   }
@@ -73,8 +119,12 @@ public final class BatchWriter: @unchecked Sendable {
   private let inserter: EventInserter
   /// The writer thread's connection, which `inserter` writes through.
   private let database: Database
-  private let folder: FoldWriter
-  private let limits: Limits
+  private let folder: FoldThread
+  /// Whether this writer recorded the machine's boot so that its fold
+  /// writes the rollups file unsynced (`UnsyncedRollups`).
+  private let foldsUnsynced: Bool
+  /// The limits it runs with.
+  public let limits: Limits
   private let observer: Observer
   private let condition = NSCondition()
   // Guarded by `condition`:
@@ -82,13 +132,17 @@ public final class BatchWriter: @unchecked Sendable {
   private var queuedEvents = 0
   private var stopping = false
   private var stopped = false
+  private var started = false
+  /// Set by `finish()`: before stopping, merge the duplicate index and
+  /// fold every stored event.
+  private var finishing = false
   private var lastCommitFailed = false
   /// Only the writer thread touches these two.
-  private var maintenanceFailed = false
+  private var upkeepFailed = false
   private var rewinder: LogRewinder
   private let readGate: ReadGate
   /// Seconds between attempts of upkeep that failed (a full disk, say).
-  static let maintenanceRetrySeconds = 1.0
+  static let upkeepRetrySeconds = 1.0
   /// After a failed commit, the writer probes storage with a small write
   /// after this pause, doubling up to `maxProbeSeconds`: /readyz turns 200
   /// again soon after space returns even if no client sends anything, and a
@@ -97,46 +151,40 @@ public final class BatchWriter: @unchecked Sendable {
   static let maxProbeSeconds = 4.0
   /// Only the writer thread touches this.
   private var probePause = firstProbeSeconds
-  /// The writer connection's page cache of the events file. Its inserts
-  /// append, and the duplicate index merges sorted keys, so more cache
-  /// holds nothing they touch twice: 100-event batches ran at 192,110 /
-  /// 193,144 events/s with 8 MiB against 191,763 / 192,173 with 16, and
-  /// peaked 8–12 MiB lower (room the fold's steps use).
-  static let cacheKiB = 8 * 1024
   /// How often the writer, held back by the backlog cap, looks whether it
   /// is stopping.
   static let backlogWaitSeconds = 0.05
 
   /// Takes the connection that will be used only by the writer thread, and
   /// opens the fold thread's own. `readGate` is the one the report
-  /// connections pass through.
+  /// connections pass through. With `foldsUnsynced` (the daemon) the fold
+  /// writes the rollups file without syncing it where the machine's boot
+  /// can be recorded; a second writer on the same database (an import
+  /// beside the daemon) must keep syncing, as a clean stop clears the
+  /// record for the whole database.
   public init(
     database: Database, limits: Limits = Limits(), readGate: ReadGate = ReadGate(),
-    observer: Observer = Observer()
+    foldsUnsynced: Bool = true, observer: Observer = Observer()
   ) throws(StoreError) {
     // Its transactions lock the events file alone, so the fold thread's
     // never wait for them, nor they for the fold's.
     database.writeLock = .eventsFile
     // The fold thread's connection caches the aggregates; this one needs
-    // the events file's hot pages only (see `cacheKiB`).
-    try database.execute("PRAGMA main.cache_size = -\(Self.cacheKiB)")
+    // the events file's hot pages only.
+    try database.execute("PRAGMA main.cache_size = -\(limits.writerCacheKiB)")
+    if let bytes = limits.autoCheckpointBytes { try database.autoCheckpoint(afterBytes: bytes) }
     if let bytes = limits.maxFileBytes { try database.limitSize(toBytes: bytes) }
-    let inserter = EventInserter(database: database)
-    self.inserter = inserter
+    inserter = EventInserter(database: database, dedupMergeKeys: limits.dedupMergeKeys)
     self.database = database
-    folder = try FoldWriter(
-      path: database.path, maxUnfoldedEvents: limits.maxUnfoldedEvents,
-      maxFileBytes: limits.maxFileBytes, readGate: readGate,
-      maxReadHoldSeconds: limits.maxReadHoldSeconds,
-      unsynced: try UnsyncedRollups.record(in: database),
-      failed: observer.maintenanceFailed)
+    let unsynced = foldsUnsynced ? try UnsyncedRollups.record(in: database) : false
+    self.foldsUnsynced = unsynced
+    folder = try FoldThread(
+      path: database.path, limits: limits, readGate: readGate, unsynced: unsynced,
+      observer: observer)
     self.limits = limits
     self.readGate = readGate
     self.observer = observer
-    rewinder = LogRewinder(
-      maxHoldSeconds: limits.maxReadHoldSeconds, logBytes: { inserter.walBytes },
-      backfill: { () throws(StoreError) -> Int32 in try inserter.backfillWriteAheadLog() },
-      restart: { () throws(StoreError) -> Bool in try inserter.restartWriteAheadLog() })
+    rewinder = LogRewinder(database, schema: "main", maxHoldSeconds: limits.readHoldSeconds)
   }
 
   /// Events stored and not folded into the aggregates yet.
@@ -154,6 +202,21 @@ public final class BatchWriter: @unchecked Sendable {
     queuedEvents += batch.events.count
     condition.signal()
     return true
+  }
+
+  /// Queues a batch and waits until it is committed: for a caller with
+  /// nothing else to do meanwhile, such as an import's loop. `overloaded`
+  /// when the queue is full or the writer is stopping.
+  public func storeAndWait(_ batch: EventBatch) -> Result<InsertOutcome, IngestFailure> {
+    let done = DispatchSemaphore(value: 0)
+    let result = Mutex<Result<InsertOutcome, IngestFailure>>(.failure(.overloaded))
+    let queued = submit(batch) { outcome in
+      result.withLock { $0 = outcome }
+      done.signal()
+    }
+    guard queued else { return .failure(.overloaded) }
+    done.wait()
+    return result.withLock { $0 }
   }
 
   /// True while storage takes writes: the last commit succeeded and the
@@ -177,9 +240,21 @@ public final class BatchWriter: @unchecked Sendable {
     return queuedEvents
   }
 
+  /// Starts the writer thread, and with it the fold thread. Batches may
+  /// be queued before; `stop()` waits for the thread only once started.
+  public func start() {
+    condition.lock()
+    precondition(!started, "BatchWriter.start() called twice")
+    started = true
+    condition.unlock()
+    let thread = Thread { [self] in run() }
+    thread.name = "uptake-writer"
+    thread.start()
+  }
+
   /// The writer loop. Returns after `stop()`, once every queued batch has
   /// been committed (or failed) and answered.
-  public func run() {
+  private func run() {
     folder.start()
     while true {
       folder.waitUntilBacklog(
@@ -198,24 +273,24 @@ public final class BatchWriter: @unchecked Sendable {
         // leaves nothing half-done, each step being one transaction.
         do {
           try inserter.mergeNextDuplicateChunk()
-          maintenanceFailed = false
+          upkeepFailed = false
         } catch {
-          if !maintenanceFailed { observer.maintenanceFailed(error.description) }
-          maintenanceFailed = true
+          if !upkeepFailed { observer.upkeepFailed(error.description) }
+          upkeepFailed = true
         }
       }
       rewinder.step(readGate)
     }
-    if folder.stop() {
-      // Best effort: a record left standing costs a rebuild only if the
-      // machine goes down before the next clean stop.
-      try? UnsyncedRollups.clear(in: database)
-    }
-    rewinder.release(readGate)
+    if isFinishing { finishUpkeep() }
+    stopFolding()
     // Everything acknowledged is committed; folding the WAL into the main
     // file now leaves one self-contained file behind. Best effort: the WAL
     // is just as durable if this fails.
-    try? inserter.checkpoint()
+    do {
+      _ = try rewinder.finish(readGate)
+    } catch {
+      observer.stopFailed("the events file's log was left in place: \(error.description)")
+    }
     condition.lock()
     stopped = true
     condition.broadcast()
@@ -228,13 +303,60 @@ public final class BatchWriter: @unchecked Sendable {
     return stopping
   }
 
-  /// Refuses new batches, lets the writer drain the queue, and waits for it.
+  /// Refuses new batches, lets the writer drain the queue, and waits for
+  /// it. Returns at once when `start()` was never called: there is no
+  /// thread to wait for, and a writer that never ran must not hang its
+  /// owner.
   public func stop() {
     condition.lock()
     stopping = true
     condition.broadcast()
-    while !stopped { condition.wait() }
+    while started && !stopped { condition.wait() }
     condition.unlock()
+  }
+
+  /// Stops as `stop()` does, but first merges the duplicate index to disk
+  /// and folds every stored event: for a bulk load that ends with its
+  /// process, so the daemon that opens the database next starts with
+  /// nothing to catch up on. Throws what made that upkeep fail.
+  public func finish() throws(StoreError) {
+    condition.lock()
+    finishing = true
+    condition.unlock()
+    stop()
+    if let finishError { throw finishError }
+  }
+
+  private var isFinishing: Bool {
+    condition.lock()
+    defer { condition.unlock() }
+    return finishing
+  }
+
+  /// Set on the writer thread when `finish()`'s upkeep failed.
+  private var finishError: StoreError?
+
+  /// `finish()`'s upkeep, on the writer thread once the queue is empty.
+  private func finishUpkeep() {
+    do {
+      try inserter.mergeDuplicateKeys()
+      try folder.foldEverything()
+    } catch {
+      finishError = error
+    }
+  }
+
+  /// Ends the fold thread and, when it left the rollups file synced whole,
+  /// clears the record that let it write unsynced.
+  private func stopFolding() {
+    guard folder.stop(), foldsUnsynced else { return }
+    do {
+      try UnsyncedRollups.clear(in: database)
+    } catch {
+      // A record left standing costs a rebuild only if the machine goes
+      // down before the next clean stop.
+      observer.stopFailed("the unsynced rollups' record was left: \(error.description)")
+    }
   }
 
   /// Waits for work; nil when stopping with nothing left. An empty array
@@ -258,8 +380,8 @@ public final class BatchWriter: @unchecked Sendable {
         condition.wait()
         continue
       }
-      if !maintenanceFailed { return [] }
-      if !condition.wait(until: Date().addingTimeInterval(Self.maintenanceRetrySeconds)) {
+      if !upkeepFailed { return [] }
+      if !condition.wait(until: Date().addingTimeInterval(Self.upkeepRetrySeconds)) {
         return []
       }
     }

@@ -175,6 +175,15 @@ public final class Database {
     return Int(status.st_size)
   }
 
+  /// Has SQLite's automatic checkpoint run once the events file's log
+  /// holds `bytes`. SQLite counts the threshold in pages, so it is
+  /// computed from the file's own page size: a count written for 4 KiB
+  /// pages lets a file of `pageSize` pages grow a log 4 times as long.
+  public func autoCheckpoint(afterBytes bytes: Int) throws(StoreError) {
+    let pageBytes = try scalarInt("PRAGMA main.page_size") ?? Int64(Self.pageSize)
+    try execute("PRAGMA main.wal_autocheckpoint = \(max(1, Int64(bytes) / pageBytes))")
+  }
+
   /// Copies into the database file what no reader's snapshot still needs,
   /// without waiting; returns the frames left uncopied.
   public func backfillWriteAheadLog(schema: String = "main") throws(StoreError) -> Int32 {

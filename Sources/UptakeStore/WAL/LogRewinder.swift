@@ -1,28 +1,28 @@
 import Foundation
 
-/// Carries out a `WALCheckpointSchedule` for one write-ahead log: the
-/// events file's, run by the batch writer, or the rollups file's, run by
+/// The one owner of a write-ahead log's upkeep: it carries out a
+/// `WALCheckpointSchedule` while its writer runs and leaves the log copied
+/// in and truncated when the writer stops. There is one for each log: the
+/// events file's, run by the batch writer, and the rollups file's, run by
 /// the fold thread. Each writer rewinds the log it appends to; both close
 /// the same `ReadGate`, which stays closed while either holds it.
 struct LogRewinder {
-  /// The log's size in bytes.
-  let logBytes: () -> Int
-  /// A PASSIVE checkpoint: the frames it left uncopied.
-  let backfill: () throws(StoreError) -> Int32
-  /// A RESTART checkpoint without waiting: whether it rewound the log.
-  let restart: () throws(StoreError) -> Bool
+  /// The writer's connection; the rewinder runs on the writer's thread.
+  private let database: Database
+  /// `main` for the events file, `rollups` for the aggregates'.
+  private let schema: String
   private var schedule: WALCheckpointSchedule
   private var logSize = LogSizeSample()
 
-  init(
-    maxHoldSeconds: Double, logBytes: @escaping () -> Int,
-    backfill: @escaping () throws(StoreError) -> Int32,
-    restart: @escaping () throws(StoreError) -> Bool
-  ) {
+  init(_ database: Database, schema: String, maxHoldSeconds: Double) {
+    self.database = database
+    self.schema = schema
     schedule = WALCheckpointSchedule(maxHoldSeconds: maxHoldSeconds)
-    self.logBytes = logBytes
-    self.backfill = backfill
-    self.restart = restart
+  }
+
+  /// The log file's path, read with a `stat` (`LogSizeSample`).
+  private var databaseFilePath: String {
+    schema == "main" ? database.path : Database.rollupsPath(for: database.path)
   }
 
   /// True while the writer should come back every
@@ -34,11 +34,12 @@ struct LogRewinder {
   /// stays long costs disk space and read speed, never correctness.
   mutating func step(_ readGate: ReadGate) {
     let now = Date()
-    let bytes = logSize.bytes(now: now, read: logBytes)
+    let path = databaseFilePath
+    let bytes = logSize.bytes(now: now) { Database.walBytes(ofDatabaseAt: path) }
     var step = schedule.step(walBytes: bytes, now: now)
     if step == .backfill {
       // A failed backfill (disk full) leaves the frames to the restart.
-      let left = (try? backfill()) ?? 0
+      let left = (try? database.backfillWriteAheadLog(schema: schema)) ?? 0
       step = schedule.backfilled(framesLeft: left, now: Date())
     }
     switch step {
@@ -53,17 +54,21 @@ struct LogRewinder {
       break
     }
     guard readGate.activeReaders == 0 else { return }
-    if (try? restart()) == true {
+    if (try? database.restartWriteAheadLog(schema: schema)) == true {
       schedule.restarted()
       readGate.open()
     }
   }
 
-  /// Opens the gate if this rewinder holds it: for a writer that stops.
-  mutating func release(_ readGate: ReadGate) {
+  /// For a writer that stops: opens the gate if this rewinder holds it,
+  /// then copies the whole log into its file and truncates it, so one
+  /// self-contained file is left behind. Returns whether the log is gone;
+  /// a failure is thrown to be logged, as the log is just as durable.
+  mutating func finish(_ readGate: ReadGate) throws(StoreError) -> Bool {
     if schedule.isHoldingReaders {
       readGate.open()
       schedule.restarted()
     }
+    return try database.truncateWriteAheadLog(schema: schema)
   }
 }

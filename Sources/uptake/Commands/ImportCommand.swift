@@ -32,41 +32,8 @@ struct ImportCommand: Command {
     app, 66 database or FILE missing, 69 database busy or full, 74 read error.
     """
 
-  /// Events per transaction: each commit costs one fsync, and a transaction
-  /// holds the write lock the daemon's writer waits for, so this keeps both
-  /// the fsyncs few and the daemon's wait short (about 20 ms a commit).
-  static let eventsPerTransaction = 5000
   /// Rejections shown on stderr; the rest are only counted.
   static let shownRejections = 10
-  /// WAL pages (4 KiB) after which the import's commits copy the WAL back
-  /// into the database file. SQLite's 1000 makes a bulk load checkpoint
-  /// every few transactions, rewriting the same index pages each time;
-  /// 64 MiB cuts that work (measured: import 12% faster) and still bounds
-  /// the WAL file.
-  static let checkpointPages = 16384
-  /// Events per fold. A fold rewrites every page of the install tables its
-  /// events touch, and imported history touches pages all over them, so
-  /// few large folds write far less than many small ones. A fold holds 40
-  /// bytes an event (FoldBatch), so 2M events take about 120 MiB with the
-  /// sort's buffer; against 500k-event folds, importing 2M events folded in
-  /// 7.3 s instead of 9.0 s. With the funnel and dimension rollups (schema
-  /// 0004, 0005) 4M-event folds and a 512 MiB cache import 10.4M events in
-  /// 101.0 s instead of 106.1 s with 2M and 256 MiB; peak RSS 1.7 GB
-  /// instead of 1.4 (mostly the mapped and cached database).
-  static let foldStepEvents = 4_000_000
-  /// Page cache of the import's connection. The fold reads and rewrites
-  /// rows all over the install tables, which at millions of events outgrow
-  /// the daemon's 32 MiB; a short-lived CLI process can afford 512 MiB.
-  static let cacheKiB = 512 * 1024
-  /// The same tables read through a memory map rather than a read() per
-  /// page the cache misses.
-  static let mmapBytes = 2 << 30
-  /// Duplicate-index keys held in memory before a merge to disk. Each merge
-  /// writes about every page of `dedup_blocks`, so the daemon's old 512k
-  /// (chosen for its memory bar) made 20 merges of 10.4M imported events, 12.4 s
-  /// of the import; 4M keys (~100 MiB here) make two, and the import merges
-  /// the rest before it ends so the daemon starts with none in memory.
-  static let dedupMergeKeys = 1 << 22
 
   let appId: String
   let inputPath: String
@@ -85,19 +52,20 @@ struct ImportCommand: Command {
   func run(_ output: inout CommandOutput) throws(CommandError) {
     let database = try StoreAccess.open(databasePath)
     let app = try StoreAccess.app(appId, in: database)
-    let preparer: FoldPreparer
+    // The daemon's writer and fold thread, tuned for one bulk load. It
+    // keeps syncing the rollups file: a daemon may be writing it too.
+    let writer: BatchWriter
     do {
-      try database.execute("PRAGMA wal_autocheckpoint = \(Self.checkpointPages)")
-      try database.execute("PRAGMA cache_size = -\(Self.cacheKiB)")
-      try database.execute("PRAGMA mmap_size = \(Self.mmapBytes)")
-      preparer = try FoldPreparer(path: databasePath)
+      writer = try BatchWriter(database: database, limits: .bulkImport, foldsUnsynced: false)
     } catch {
       throw .store(error)
     }
+    writer.start()
     let descriptor = try openInput()
     let queue = ChunkQueue(capacity: 4)
     let reader = ImportReader(
-      descriptor: descriptor, eventsPerChunk: Self.eventsPerTransaction,
+      descriptor: descriptor,
+      eventsPerChunk: BatchWriter.Limits.bulkImport.maxEventsPerTransaction,
       shownRejections: Self.shownRejections)
     let readerDone = DispatchSemaphore(value: 0)
     Thread.detachNewThread {
@@ -106,12 +74,11 @@ struct ImportCommand: Command {
     }
     let totals: (stored: InsertOutcome, rejected: Int)
     do {
-      totals = try store(
-        queue, into: EventInserter(database: database, dedupMergeKeys: Self.dedupMergeKeys),
-        preparer: preparer, app: app, &output)
+      totals = try store(queue, into: writer, app: app, &output)
     } catch {
       // The reader stops at its next chunk; the process is about to exit.
       queue.cancel()
+      writer.stop()
       throw error
     }
     readerDone.wait()
@@ -125,13 +92,11 @@ struct ImportCommand: Command {
         + "rejected \(totals.rejected)\n")
   }
 
-  /// Stores every chunk the reader hands over, one transaction each, then
-  /// folds the new events into the report aggregates. A large backlog is
-  /// folded on the way: `preparer` reads and sorts it on another core
-  /// while chunks keep being stored, then it is written between two.
+  /// Stores every chunk the reader hands over through `writer`, one
+  /// transaction each, while its fold thread folds the backlog beside;
+  /// then finishes the writer, which folds the rest.
   private func store(
-    _ queue: ChunkQueue, into inserter: EventInserter, preparer: FoldPreparer, app: AppRecord,
-    _ output: inout CommandOutput
+    _ queue: ChunkQueue, into writer: BatchWriter, app: AppRecord, _ output: inout CommandOutput
   ) throws(CommandError) -> (stored: InsertOutcome, rejected: Int) {
     var progress = ImportProgress(isTerminal: isatty(STDERR_FILENO) == 1)
     var stored = InsertOutcome()
@@ -150,55 +115,30 @@ struct ImportCommand: Command {
             + "\(String(cString: strerror(code))); \(stored.accepted) events stored before",
           exitCode: ExitCode.ioError)
       }
-      do {
-        if !chunk.events.isEmpty {
-          let outcome = try inserter.insert([
-            EventBatch(appNo: app.appNo, events: chunk.events, receivedAtMs: chunk.receivedAtMs)
-          ])[0]
+      if !chunk.events.isEmpty {
+        let batch = EventBatch(
+          appNo: app.appNo, events: chunk.events, receivedAtMs: chunk.receivedAtMs)
+        switch writer.storeAndWait(batch) {
+        case .success(let outcome):
           stored.accepted += outcome.accepted
           stored.duplicates += outcome.duplicates
+        case .failure(let failure):
+          progress.clear(&output)
+          throw .ingest(failure)
         }
-        // Upkeep between transactions, as the daemon's writer does under
-        // load: the duplicate index merges to disk and a large backlog is
-        // folded, so memory and report cost stay bounded however long the
-        // input.
-        if inserter.isMergingDuplicates {
-          try inserter.performMaintenanceStep(mayFold: false, busy: true)
-        } else if let prepared = preparer.takeIfReady() {
-          try write(prepared, inserter)
-        } else if !preparer.isBusy && inserter.unfoldedEvents >= Self.foldStepEvents {
-          preparer.start(maxEvents: Self.foldStepEvents)
-        }
-      } catch {
-        progress.clear(&output)
-        throw .store(error)
       }
       progress.update(lines: chunk.linesRead, events: chunk.eventsRead, &output)
       last = chunk
     }
     progress.folding(lines: last.linesRead, events: last.eventsRead, &output)
     do {
-      // The last fold is read and sorted on the preparer while this thread
-      // merges the duplicate index.
-      if let prepared = preparer.take() { try write(prepared, inserter) }
-      preparer.start(maxEvents: Self.foldStepEvents)
-      try inserter.mergeDuplicateKeys()
-      if let prepared = preparer.take() { try write(prepared, inserter) }
-      while try inserter.foldRollups(maxEvents: Self.foldStepEvents) > 0 {}
+      try writer.finish()
     } catch {
       progress.clear(&output)
       throw .store(error)
     }
     progress.finish(lines: last.linesRead, events: last.eventsRead, &output)
     return (stored, rejected)
-  }
-
-  /// Writes what the preparer handed over: a fold, nothing left to fold,
-  /// or the error that stopped it.
-  private func write(_ prepared: Result<PreparedFold?, StoreError>, _ inserter: EventInserter)
-    throws(StoreError)
-  {
-    if let fold = try prepared.get() { try inserter.foldRollups(fold) }
   }
 
   private var inputName: String { inputPath == "-" ? "stdin" : inputPath }

@@ -29,6 +29,21 @@ struct CommandError: Error {
   }
 }
 
+extension CommandError {
+  /// Maps a batch the writer could not store: storage that refuses writes
+  /// (or a writer that stops) is "unavailable", anything else an I/O error.
+  static func ingest(_ failure: IngestFailure) -> CommandError {
+    switch failure {
+    case .overloaded:
+      return CommandError(message: "the writer is stopping", exitCode: ExitCode.unavailable)
+    case .unavailable(let message):
+      return CommandError(message: message, exitCode: ExitCode.unavailable)
+    case .failed(let message):
+      return CommandError(message: message, exitCode: ExitCode.ioError)
+    }
+  }
+}
+
 /// The contract's exit codes (BSD sysexits).
 enum ExitCode {
   static let ok: Int32 = 0

@@ -35,7 +35,7 @@ struct DedupMergeTests {
     #expect(inserter.isMergingDuplicates)
     var steps = 0
     while inserter.isMergingDuplicates && steps < 8 {
-      try inserter.performMaintenanceStep(mayFold: false, busy: true)
+      try inserter.mergeNextDuplicateChunk()
       steps += 1
     }
     #expect(inserter.isMergingDuplicates)
@@ -45,7 +45,7 @@ struct DedupMergeTests {
         == [InsertOutcome(accepted: 1, duplicates: oldIds.count)],
       "ids are duplicates while half merged")
     while inserter.isMergingDuplicates {
-      try inserter.performMaintenanceStep(mayFold: false, busy: true)
+      try inserter.mergeNextDuplicateChunk()
       steps += 1
     }
     #expect(steps == 16)
@@ -72,7 +72,7 @@ struct DedupMergeTests {
       _ = try restarted.insert([batch(app, events(ids: ids))])
     }
     while restarted.isMergingDuplicates {
-      try restarted.performMaintenanceStep(mayFold: false, busy: true)
+      try restarted.mergeNextDuplicateChunk()
     }
     let secondIds = [0, 77_777, Self.eventCount - 1].map { "second-\($0)" }
     #expect(

@@ -54,20 +54,21 @@ struct BucketMembershipTests {
     let database = try scratch.openDatabase()
     let appNo = try database.addApp("app")
     let inserter = EventInserter(database: database)
+    let folder = RollupFolder(database: database)
     _ = try inserter.insert([batch(appNo, Self.impressions(0..<800))])
-    try inserter.foldRollups()
+    try folder.fold(maxEvents: 50_000)
     #expect(try Self.installs(database) == 800)
-    #expect(inserter.membership.filters.keys.map(\.day) == [20522])
+    #expect(folder.membership.filters.keys.map(\.day) == [20522])
     // 400 known installs again, earlier than their first impression; 400 new ones.
     _ = try inserter.insert([
       batch(appNo, Self.impressions(400..<1_200, at: "2026-03-10T06:00:00Z"))
     ])
-    try inserter.foldRollups()
+    try folder.fold(maxEvents: 50_000)
     #expect(try Self.installs(database) == 1_200)
     // A few late repeats: no filter is worth building for them, the
     // bucket's packed members answer.
     _ = try inserter.insert([batch(appNo, Self.impressions(0..<3, at: "2026-03-10T23:00:00Z"))])
-    try inserter.foldRollups()
+    try folder.fold(maxEvents: 50_000)
     #expect(try Self.installs(database) == 1_200)
     let members = try InstallChunksTests.buckets(database)["u1 day 20522 action 0 test 0"]
     #expect(
@@ -85,16 +86,17 @@ struct BucketMembershipTests {
     let database = try scratch.openDatabase()
     let appNo = try database.addApp("app")
     let inserter = EventInserter(database: database)
+    let folder = RollupFolder(database: database)
     _ = try inserter.insert([batch(appNo, Self.impressions(0..<1_000))])
-    try inserter.foldRollups()
-    let smallest = try #require(inserter.membership.filters.values.first?.capacity)
+    try folder.fold(maxEvents: 50_000)
+    let smallest = try #require(folder.membership.filters.values.first?.capacity)
     #expect(smallest == MemberFilter(members: 1).capacity)
     // 500 known installs and enough new ones to overfill it.
     let total = smallest + 500
     _ = try inserter.insert([batch(appNo, Self.impressions(500..<total))])
-    try inserter.foldRollups(maxEvents: total)
+    try folder.fold(maxEvents: total)
     #expect(try Self.installs(database) == Int64(total))
-    let grown = try #require(inserter.membership.filters.values.first)
+    let grown = try #require(folder.membership.filters.values.first)
     #expect(grown.capacity >= total)
     #expect(grown.count == total, "every member went into the bigger filter once")
   }
@@ -106,18 +108,20 @@ struct BucketMembershipTests {
     let daemon = try scratch.openDatabase()
     let appNo = try daemon.addApp("app")
     let daemonInserter = EventInserter(database: daemon)
+    let daemonFolder = RollupFolder(database: daemon)
     _ = try daemonInserter.insert([batch(appNo, Self.impressions(0..<600))])
-    try daemonInserter.foldRollups()
-    #expect(daemonInserter.membership.filters.keys.map(\.day) == [20522])
+    try daemonFolder.fold(maxEvents: 50_000)
+    #expect(daemonFolder.membership.filters.keys.map(\.day) == [20522])
     // An import beside the daemon adds and folds 600 more members.
     let importer = try Database(path: scratch.databasePath)
     let importInserter = EventInserter(database: importer)
+    let importFolder = RollupFolder(database: importer)
     _ = try importInserter.insert([batch(appNo, Self.impressions(600..<1_200))])
-    try importInserter.foldRollups()
+    try importFolder.fold(maxEvents: 50_000)
     // The daemon's filter of that day lacks them: kept, it would count
     // them as new again.
     _ = try daemonInserter.insert([batch(appNo, Self.impressions(0..<1_200))])
-    try daemonInserter.foldRollups()
+    try daemonFolder.fold(maxEvents: 50_000)
     #expect(try Self.installs(daemon) == 1_200)
     #expect(
       try InstallChunksTests.buckets(daemon)["u1 day 20522 action 0 test 0"]?.keys.count == 1_200)

@@ -5,11 +5,19 @@ import UptakeDataGen
 
 @testable import UptakeStore
 
-/// A fold read and sorted on the `FoldPreparer`'s connection while events
-/// keep being stored (how `uptake import` folds), written later: the
+/// A fold read and sorted on a connection of its own while events keep
+/// being stored (how the fold thread reads a step), written later: the
 /// aggregates must be the very rows a fold done in place writes.
 @Suite("Folds prepared beside the inserts")
-struct FoldPreparerTests {
+struct PreparedFoldTests {
+  /// Reads the next fold of up to `maxEvents` events on `connection`.
+  static func prepare(_ connection: Database, maxEvents: Int) throws -> PreparedFold {
+    let fold = try connection.read { () throws(StoreError) -> PreparedFold? in
+      try RollupWriter.prepare(connection, maxEvents: maxEvents)
+    }
+    return try #require(fold)
+  }
+
   /// Four slices of a simulated month, installs in generation order, so
   /// each fold has new installs, installs seen before and new versions.
   static func slices() -> [[Event]] {
@@ -68,27 +76,22 @@ struct FoldPreparerTests {
     let plain = try ShopStore(inPlace)
     for slice in slices {
       let stored = try plain.store(slice)
-      #expect(try plain.inserter.foldRollups(maxEvents: stored) == stored)
+      #expect(try plain.folder.fold(maxEvents: stored) == stored)
     }
 
-    // Prepared: slice n is read and sorted on the preparer's connection
-    // while slice n + 1 is stored, then written.
+    // Prepared: slice n is read and sorted on a connection of its own,
+    // slice n + 1 is stored, then slice n is written.
     let shop = try ShopStore(prepared)
-    let inserter = shop.inserter
-    let preparer = try FoldPreparer(path: prepared.databasePath)
+    let reader = try Database(path: prepared.databasePath, create: false)
     var unfolded = try shop.store(slices[0])
     for next in slices.dropFirst() + [[]] {
-      preparer.start(maxEvents: unfolded)
-      #expect(preparer.isBusy)
+      let fold = try Self.prepare(reader, maxEvents: unfolded)
       let stored = next.isEmpty ? 0 : try shop.store(next)
-      let taken = try #require(preparer.take())
-      let fold = try #require(try taken.get())
-      #expect(!preparer.isBusy)
       #expect(fold.count == unfolded)
-      #expect(try inserter.foldRollups(fold) == unfolded)
+      #expect(try shop.folder.fold(fold) == unfolded)
       unfolded = stored
     }
-    #expect(try inserter.foldRollups() == 0, "everything was folded")
+    #expect(try shop.folder.fold(maxEvents: 50_000) == 0, "everything was folded")
 
     let expected = try Self.aggregates(plain.database)
     let actual = try Self.aggregates(shop.database)
@@ -119,34 +122,30 @@ struct FoldPreparerTests {
       overtaken.remove()
     }
     let plain = try ShopStore(inPlace)
-    let plainInserter = plain.inserter
     let shop = try ShopStore(overtaken)
-    let inserter = shop.inserter
-    let preparer = try FoldPreparer(path: overtaken.databasePath)
+    let reader = try Database(path: overtaken.databasePath, create: false)
 
     for store in [shop, plain] {
       let stored = try store.store(slices[0])
-      #expect(try store.inserter.foldRollups(maxEvents: stored) == stored)
+      #expect(try store.folder.fold(maxEvents: stored) == stored)
     }
     let first = try shop.store(again)
     _ = try plain.store(again)
     let half = first / 2
-    preparer.start(maxEvents: first)
-    let taken = try #require(preparer.take())
-    let fold = try #require(try taken.get())
+    let fold = try Self.prepare(reader, maxEvents: first)
     #expect(fold.count == first)
     // Another writer folds half of them first, as a running uptaked may.
-    #expect(try inserter.foldRollups(maxEvents: half) == half)
-    #expect(try plainInserter.foldRollups(maxEvents: half) == half)
+    #expect(try shop.folder.fold(maxEvents: half) == half)
+    #expect(try plain.folder.fold(maxEvents: half) == half)
     for slice in slices.dropFirst() {
       _ = try shop.store(slice)
       _ = try plain.store(slice)
     }
     // Stale: as many events are folded afresh from where folding is now.
-    #expect(try inserter.foldRollups(fold) == first)
-    #expect(try plainInserter.foldRollups(maxEvents: first) == first)
-    while try inserter.foldRollups() > 0 {}
-    while try plainInserter.foldRollups() > 0 {}
+    #expect(try shop.folder.fold(fold) == first)
+    #expect(try plain.folder.fold(maxEvents: first) == first)
+    try shop.folder.foldAll()
+    try plain.folder.foldAll()
 
     let expected = try Self.aggregates(plain.database)
     let actual = try Self.aggregates(shop.database)

@@ -5,10 +5,10 @@ import UptakeCore
 
 @testable import UptakeStore
 
-/// The fold thread (`FoldWriter`) where the batch writer's tests do not
+/// The fold thread (`FoldThread`) where the batch writer's tests do not
 /// reach: a rollups file that cannot grow.
 @Suite("The fold thread")
-struct FoldWriterTests {
+struct FoldThreadTests {
   @Test("a fold that cannot write is reported once and retried; it never holds ingest back")
   func failingFoldDoesNotHoldIngest() throws {
     let scratch = try ScratchDirectory()
@@ -24,10 +24,14 @@ struct FoldWriterTests {
       FileManager.default.attributesOfItem(atPath: Database.rollupsPath(for: scratch.databasePath))[
         .size] as? Int)
     let failures = Mutex<[String]>([])
-    let folder = try FoldWriter(
-      path: scratch.databasePath, maxUnfoldedEvents: 100, maxFileBytes: Int64(rollupsBytes),
-      readGate: ReadGate(), maxReadHoldSeconds: 1
-    ) { failure in failures.withLock { $0.append(failure) } }
+    var limits = BatchWriter.Limits()
+    limits.maxUnfoldedEvents = 100
+    limits.maxFileBytes = Int64(rollupsBytes)
+    limits.maxReadHoldSeconds = 1
+    var observer = BatchWriter.Observer()
+    observer.upkeepFailed = { failure in failures.withLock { $0.append(failure) } }
+    let folder = try FoldThread(
+      path: scratch.databasePath, limits: limits, readGate: ReadGate(), observer: observer)
     folder.start()
     folder.stored(through: inserter.lastInsertedSeq)
     let deadline = Date().addingTimeInterval(5)

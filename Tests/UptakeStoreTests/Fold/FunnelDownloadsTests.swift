@@ -30,11 +30,13 @@ struct FunnelDownloadsTests {
     return lines
   }
 
-  static func store(_ events: [Event], _ inserter: EventInserter, _ appNo: Int64) throws {
+  static func store(
+    _ events: [Event], _ inserter: EventInserter, _ folder: RollupFolder, _ appNo: Int64
+  ) throws {
     _ = try inserter.insert([
       EventBatch(appNo: appNo, events: events, receivedAtMs: ms("2026-03-12T00:00:00Z"))
     ])
-    while try inserter.foldRollups() > 0 {}
+    try folder.foldAll()
   }
 
   @Test("a version seen late, between a download and its linked change, takes the link over")
@@ -44,6 +46,7 @@ struct FunnelDownloadsTests {
     let database = try scratch.openDatabase()
     let appNo = try database.addApp("app")
     let inserter = EventInserter(database: database)
+    let folder = RollupFolder(database: database)
     let queries = ReportQueries(database: database)
     let range = DayRange(
       fromDay: Timestamp.dayNumber(ms: ms("2026-03-09T00:00:00Z")),
@@ -64,7 +67,7 @@ struct FunnelDownloadsTests {
       [
         event(action: .impression, appVersion: "1.0.0", installId: "a", at: "2026-03-10T08:00:00Z"),
         event(action: .download, appVersion: "1.0.0", installId: "a", at: "2026-03-10T09:00:00Z"),
-      ], inserter, appNo)
+      ], inserter, folder, appNo)
     #expect(try Self.rows(database) == row("2026-03-10T09:00:00Z", "2026-03-10T09:00:00Z", nil))
     #expect(
       try funnel()
@@ -72,7 +75,7 @@ struct FunnelDownloadsTests {
 
     try Self.store(
       [event(action: .later, appVersion: "3.0.0", installId: "a", at: "2026-03-11T12:00:00Z")],
-      inserter, appNo)
+      inserter, folder, appNo)
     #expect(
       try Self.rows(database)
         == row(
@@ -85,7 +88,7 @@ struct FunnelDownloadsTests {
     // first after the download.
     try Self.store(
       [event(action: .later, appVersion: "2.0.0", installId: "a", at: "2026-03-10T20:00:00Z")],
-      inserter, appNo)
+      inserter, folder, appNo)
     #expect(
       try Self.rows(database)
         == row(
@@ -98,7 +101,7 @@ struct FunnelDownloadsTests {
     // the first change after it.
     try Self.store(
       [event(action: .download, appVersion: "1.0.0", installId: "a", at: "2026-03-10T08:30:00Z")],
-      inserter, appNo)
+      inserter, folder, appNo)
     #expect(
       try Self.rows(database)
         == row(
@@ -109,7 +112,7 @@ struct FunnelDownloadsTests {
     // link stay.
     try Self.store(
       [event(action: .download, appVersion: "2.0.0", installId: "a", at: "2026-03-10T22:00:00Z")],
-      inserter, appNo)
+      inserter, folder, appNo)
     #expect(
       try Self.rows(database)
         == row(
@@ -117,7 +120,7 @@ struct FunnelDownloadsTests {
     // And an earlier one, merged the same way, takes its own link.
     try Self.store(
       [event(action: .download, appVersion: "1.0.0", installId: "a", at: "2026-03-10T08:15:00Z")],
-      inserter, appNo)
+      inserter, folder, appNo)
     #expect(
       try Self.rows(database)
         == row(
@@ -131,6 +134,7 @@ struct FunnelDownloadsTests {
     let database = try scratch.openDatabase()
     let appNo = try database.addApp("app")
     let inserter = EventInserter(database: database)
+    let folder = RollupFolder(database: database)
     var events: [Event] = []
     // Installs that download one or two updates, some moving up one or two
     // versions afterwards, some before, some never; one of them in test
@@ -168,7 +172,7 @@ struct FunnelDownloadsTests {
             isTest: isTest))
       }
     }
-    try Self.store(events, inserter, appNo)
+    try Self.store(events, inserter, folder, appNo)
     let folded = try Self.rows(database)
     #expect(folded.count == 46)
     #expect(folded.filter { !$0.hasSuffix("none") }.count == 37)
@@ -221,6 +225,7 @@ struct FunnelDownloadsTests {
     let database = try scratch.openDatabase()
     let appNo = try database.addApp("app")
     let inserter = EventInserter(database: database)
+    let folder = RollupFolder(database: database)
     let install = StableHash.installKey(appNo: appNo, installId: "a")
     // A download, then three versions up; the middle one arrives last.
     try Self.store(
@@ -228,13 +233,13 @@ struct FunnelDownloadsTests {
         event(action: .impression, appVersion: "1.0.0", installId: "a", at: "2026-03-10T08:00:00Z"),
         event(action: .download, appVersion: "1.0.0", installId: "a", at: "2026-03-10T08:30:00Z"),
         event(action: .later, appVersion: "1.1.0", installId: "a", at: "2026-03-10T20:00:00Z"),
-      ], inserter, appNo)
+      ], inserter, folder, appNo)
     try Self.store(
       [event(action: .later, appVersion: "3.0.0", installId: "a", at: "2026-03-11T20:00:00Z")],
-      inserter, appNo)
+      inserter, folder, appNo)
     try Self.store(
       [event(action: .later, appVersion: "2.0.0", installId: "a", at: "2026-03-11T09:00:00Z")],
-      inserter, appNo)
+      inserter, folder, appNo)
 
     let folded = try Self.laterChanges(database)
     #expect(
@@ -299,11 +304,11 @@ struct FunnelDownloadsTests {
     let day10 = BucketMembership.Day(
       appNo: folds.stepwise.appNo, isTest: false,
       day: Timestamp.dayNumber(ms: ms("2026-03-10T00:00:00Z")))
-    #expect(folds.stepwise.inserter.membership.filters[day10] != nil)
+    #expect(folds.stepwise.folder.membership.filters[day10] != nil)
     let day8 = BucketMembership.Day(
       appNo: folds.stepwise.appNo, isTest: false,
       day: Timestamp.dayNumber(ms: ms("2026-03-08T00:00:00Z")))
-    #expect(folds.stepwise.inserter.membership.filters[day8] == nil)
+    #expect(folds.stepwise.folder.membership.filters[day8] == nil)
 
     let rows = try Self.rows(folds.stepwise.database)
     #expect(rows == (try Self.rows(folds.atOnce.database)))

@@ -235,9 +235,7 @@ extension BatchWriterTests {
 }
 
 private func startWriterThread(_ writer: BatchWriter) {
-  let thread = Thread { writer.run() }
-  thread.name = "test-writer"
-  thread.start()
+  writer.start()
 }
 
 /// The answers a batch writer gave, by job number, counting every call.
@@ -281,5 +279,23 @@ private final class Answers: Sendable {
       let answer = try #require(snapshot[job]?.first, "job \(job) answered")
       return try answer.get()
     }
+  }
+}
+
+@Suite("BatchWriter: a writer that never ran")
+struct BatchWriterNeverRunTests {
+  @Test("stop() returns at once when start() was never called")
+  func stopWithoutRun() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let writer = try BatchWriter(database: try scratch.openDatabase())
+    let returned = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
+      writer.stop()
+      returned.signal()
+    }
+    #expect(
+      returned.wait(timeout: .now() + 5) == .success, "stop() waited for a writer that never ran")
+    #expect(!writer.isAcceptingWrites)
   }
 }

@@ -18,29 +18,6 @@ struct EventInserterTests {
     #expect(try database.storedEventCount() == 3)
   }
 
-  @Test("under load, folds once the unfolded events pass the writer's cap, and not before")
-  func foldsPastItsCap() throws {
-    let scratch = try ScratchDirectory()
-    defer { scratch.remove() }
-    let database = try scratch.openDatabase()
-    let app = try database.addApp("shop")
-    let inserter = EventInserter(database: database)
-    #expect(inserter.maxUnfoldedUnderLoad == BatchWriter.Limits().maxUnfoldedEvents)
-    inserter.maxUnfoldedUnderLoad = 4
-    try inserter.foldRollups()
-
-    _ = try inserter.insert([batch(app, events(ids: ["a", "b", "c", "d"]))])
-    let atTheCap = inserter.needsMaintenance(mayFold: false)
-    _ = try inserter.insert([batch(app, events(ids: ["e"]))])
-    let pastTheCap = inserter.needsMaintenance(mayFold: false)
-    try inserter.performMaintenanceStep(mayFold: false, busy: true)
-
-    #expect(!atTheCap)
-    #expect(pastTheCap)
-    #expect(inserter.unfoldedEvents == 0, "one flood step folds all five")
-    #expect(!inserter.needsMaintenance(mayFold: false))
-  }
-
   @Test("stores the fields of an event as given")
   func storesFields() throws {
     let scratch = try ScratchDirectory()

@@ -207,7 +207,7 @@ struct ReportQueriesTests {
       event(installId: "i1", at: "2026-03-10T08:00:00Z"),
       event(installId: "i2", at: "2026-03-10T09:00:00Z"),
     ])
-    try shop.inserter.foldRollups()
+    try shop.folder.fold(maxEvents: 50_000)
     // Not folded: i1 again in its bucket, i3 new to it, i2 in the next
     // day's bucket, and a download, whose bucket no fold has met.
     _ = try shop.store([

@@ -417,6 +417,7 @@ func handEvents(day: Int64, _ updates: [EventSimulation.Update]) -> [Event] {
 final class StoreUnderTest {
   let name: String
   let inserter: EventInserter
+  let folder: RollupFolder
   let queries: ReportQueries
   let apps: [Int64]
   /// Events accepted, and events the folds said they folded.
@@ -435,6 +436,7 @@ final class StoreUnderTest {
     reader = try scratch.openDatabase()
     apps = try appIds.map { try database.addApp($0) }
     inserter = EventInserter(database: database)
+    folder = RollupFolder(database: database)
     queries = ReportQueries(database: reader)
   }
 
@@ -466,7 +468,7 @@ final class StoreUnderTest {
 
   func foldSome(maxEvents: Int, times: Int) throws {
     for _ in 0..<times {
-      let count = try inserter.foldRollups(maxEvents: maxEvents)
+      let count = try folder.fold(maxEvents: maxEvents)
       #expect((0...maxEvents).contains(count), "\(name): foldRollups(maxEvents: \(maxEvents))")
       folded += count
     }
@@ -476,7 +478,7 @@ final class StoreUnderTest {
   /// been folded exactly once.
   func foldAll() throws {
     var calls = 0
-    while try inserter.foldRollups(maxEvents: 1000).addedTo(&folded) > 0 {
+    while try folder.fold(maxEvents: 1000).addedTo(&folded) > 0 {
       calls += 1
       guard calls <= stored / 1000 + 10 else {
         Issue.record("\(name): foldRollups still folding after \(calls) calls of 1000")

@@ -90,7 +90,7 @@ struct DimensionCountRunsTests {
     let database = shop.database
     for slice in PresenceRunsTests.slices().prefix(12) {
       _ = try shop.store(slice)
-      while try shop.inserter.foldRollups() > 0 {}
+      try shop.folder.foldAll()
     }
     let (folded, _) = try Self.counts(database)
     #expect(folded.count == 2, "test and other events, one day")

@@ -59,6 +59,7 @@ struct InstallChunksTests {
   /// them; some come back the next day and download.
   static func store(_ database: Database, _ appNo: Int64) throws {
     let inserter = EventInserter(database: database)
+    let folder = RollupFolder(database: database)
     var impressions: [Event] = []
     for number in 0..<1300 {
       impressions.append(
@@ -76,10 +77,10 @@ struct InstallChunksTests {
     }
     for slice in [impressions[0..<700], impressions[700..<1200], impressions[1200...]] {
       _ = try inserter.insert([batch(appNo, Array(slice))])
-      while try inserter.foldRollups() > 0 {}
+      try folder.foldAll()
     }
     _ = try inserter.insert([batch(appNo, repeats + nextDay)])
-    while try inserter.foldRollups() > 0 {}
+    try folder.foldAll()
   }
 
   @Test("the fold fills each chunk to 512 keys before the next; every member once")
@@ -183,6 +184,7 @@ struct InstallChunksTests {
     let appNo = try database.addApp("app")
     try Self.store(database, appNo)
     let inserter = EventInserter(database: database)
+    let folder = RollupFolder(database: database)
     // Out of order: i5 and i6 were seen on 1.0.0 at 05:05 and 06:06; an
     // earlier impression on 0.9.0 arrives after the fold, and a later one
     // that changes nothing.
@@ -198,7 +200,7 @@ struct InstallChunksTests {
             action: .impression, appVersion: "2.0.0", installId: "i7", at: "2026-03-10T23:59:00Z"),
         ])
     ])
-    while try inserter.foldRollups() > 0 {}
+    try folder.foldAll()
 
     let packed = try Self.firstImpressions(database)
     let rows = try Self.impressionRows(database)
@@ -265,6 +267,7 @@ struct InstallChunksTests {
     // filters start empty: a later event of a known member adds nothing,
     // a new install adds one.
     let inserter = EventInserter(database: database)
+    let folder = RollupFolder(database: database)
     _ = try inserter.insert([
       batch(
         appNo,
@@ -273,7 +276,7 @@ struct InstallChunksTests {
           event(installId: "new-one", at: "2026-03-10T23:00:00Z"),
         ])
     ])
-    try inserter.foldRollups()
+    try folder.fold(maxEvents: 50_000)
     let after = try Self.buckets(database)
     #expect(after.mapValues(\.keys) == (try Self.members(database)))
     #expect(

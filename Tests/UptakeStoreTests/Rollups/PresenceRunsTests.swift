@@ -136,7 +136,7 @@ struct PresenceRunsTests {
         event(action: .download, installId: "i\($0)", at: "2026-03-10T05:00:00Z")
       }
     #expect(try shop.store(events) == events.count)
-    #expect(try shop.inserter.foldRollups(maxEvents: events.count) == events.count)
+    #expect(try shop.folder.fold(maxEvents: events.count) == events.count)
 
     let (entries, sizes) = try Self.presence(shop.database)
     let day = "app \(shop.appNo) test 0 day \(Timestamp.dayNumber(ms: ms("2026-03-10T00:00:00Z")))"
@@ -190,7 +190,7 @@ struct PresenceRunsTests {
     let database = shop.database
     for slice in Self.slices().prefix(12) {
       _ = try shop.store(slice)
-      while try shop.inserter.foldRollups() > 0 {}
+      try shop.folder.foldAll()
     }
     let (folded, _) = try Self.presence(database)
     #expect(folded.count == 2, "test and other installs, one day")

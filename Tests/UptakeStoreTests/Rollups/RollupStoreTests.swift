@@ -40,7 +40,7 @@ struct RollupStoreTests {
   static func folded(_ scratch: ScratchDirectory) throws -> (ShopStore, [String]) {
     let shop = try ShopStore(scratch)
     _ = try shop.store(events())
-    while try shop.inserter.foldRollups() > 0 {}
+    try shop.folder.foldAll()
     let reports = try reports(shop.database, shop.appNo)
     // Comparing empty reports would prove nothing.
     #expect(reports[0].contains("u1") && reports[2].contains("1.1.0"), "\(reports)")
@@ -85,7 +85,7 @@ struct RollupStoreTests {
     #expect(try Self.tables(reopened, in: "main").isEmpty)
     #expect(try Self.reports(reopened, shop.appNo) == before)
     // Nothing is folded twice: the folded seq moved with the tables.
-    #expect(try EventInserter(database: reopened).foldRollups() == 0)
+    #expect(try RollupFolder(database: reopened).fold(maxEvents: 50_000) == 0)
     #expect(try Self.reports(reopened, shop.appNo) == before)
   }
 
@@ -131,7 +131,7 @@ struct RollupStoreTests {
     // Exact before the fold too: reports add what is not folded.
     let expected = damage == "ahead" ? try Self.referenceReports(scratch, events: 250) : before
     #expect(try Self.reports(reopened, shop.appNo) == expected)
-    while try EventInserter(database: reopened).foldRollups() > 0 {}
+    try RollupFolder(database: reopened).foldAll()
     #expect(try Self.reports(reopened, shop.appNo) == expected)
   }
 
@@ -164,7 +164,7 @@ struct RollupStoreTests {
       try reopened.scalarInt(
         "SELECT value FROM store_state WHERE name = '\(UnsyncedRollups.stateName)'") == boot)
     #expect(try Self.reports(reopened, shop.appNo) == before)
-    while try EventInserter(database: reopened).foldRollups() > 0 {}
+    try RollupFolder(database: reopened).foldAll()
     #expect(try Self.reports(reopened, shop.appNo) == before)
     let again = try Database(path: scratch.databasePath)
     try Migrator.migrate(again)
@@ -195,7 +195,7 @@ struct RollupStoreTests {
     defer { reference.remove() }
     let shop = try ShopStore(reference)
     _ = try shop.store(Array(events().prefix(count)))
-    while try shop.inserter.foldRollups() > 0 {}
+    try shop.folder.foldAll()
     return try reports(shop.database, shop.appNo)
   }
 
