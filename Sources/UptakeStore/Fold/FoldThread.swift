@@ -27,8 +27,6 @@ final class FoldThread: @unchecked Sendable {
   static let busyStepEvents = 10_000
   /// Ingest paused this long: fold what is there.
   static let idleSeconds = 0.2
-  /// Seconds between busy steps under steady ingest.
-  static let busyIntervalSeconds = 5.0
   /// Seconds between attempts after a step failed (a full disk, say).
   static let retrySeconds = 1.0
 
@@ -36,6 +34,9 @@ final class FoldThread: @unchecked Sendable {
   private let folder: RollupFolder
   /// Events per step at most (`BatchWriter.Limits.maxFoldStepEvents`).
   private let maxStepEvents: Int
+  /// Seconds between busy steps under steady ingest; nil for none
+  /// (`BatchWriter.Limits.busyFoldSeconds`).
+  private let busyIntervalSeconds: Double?
   /// Backlog from which the fold runs continuously: half the cap.
   private let foldAtOnceEvents: Int
   private let readGate: ReadGate
@@ -76,6 +77,7 @@ final class FoldThread: @unchecked Sendable {
   ) throws(StoreError) {
     foldAtOnceEvents = max(1, limits.maxUnfoldedEvents / 2)
     maxStepEvents = limits.maxFoldStepEvents
+    busyIntervalSeconds = limits.busyFoldSeconds
     let database = try Database(path: path, create: false)
     database.writeLock = .rollupsFile
     // It reads the events once each, in seq order: their pages need no
@@ -224,7 +226,7 @@ final class FoldThread: @unchecked Sendable {
         {
           return min(backlog, maxStepEvents)
         } else {
-          let busyStep = lastFold.addingTimeInterval(Self.busyIntervalSeconds)
+          let busyStep = busyIntervalSeconds.map(lastFold.addingTimeInterval) ?? .distantFuture
           if now >= busyStep { return min(backlog, Self.busyStepEvents) }
           due = min(lastStored.addingTimeInterval(Self.idleSeconds), busyStep)
         }

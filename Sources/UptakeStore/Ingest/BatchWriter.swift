@@ -50,6 +50,10 @@ public final class BatchWriter: @unchecked Sendable {
     /// its events that land there; the daemon's is the largest that keeps
     /// its peak inside the memory bar (docs/performance.md).
     public var maxFoldStepEvents = 400_000
+    /// Under steady ingest below half the backlog cap, a small fold step
+    /// this often, so a trickle's reports read a short unfolded tail; nil
+    /// for none, where nothing reads reports while the writer runs.
+    public var busyFoldSeconds: Double? = 5
     /// The fold connection's page cache of the rollups file. A step touches
     /// pages all over the install-keyed tables, so under the daemon's steps
     /// more cache saved little and cost resident memory.
@@ -80,6 +84,7 @@ public final class BatchWriter: @unchecked Sendable {
       limits.maxEventsPerTransaction = 5000
       limits.maxFoldStepEvents = 4_000_000
       limits.maxUnfoldedEvents = 8_000_000
+      limits.busyFoldSeconds = nil
       limits.foldCacheKiB = 512 * 1024
       limits.foldMapBytes = 2 << 30
       limits.dedupMergeKeys = 1 << 22
