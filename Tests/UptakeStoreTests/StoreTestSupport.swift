@@ -161,13 +161,13 @@ extension Database {
   /// Puts the rollup tables back in the events file, where a database from
   /// before the rollups file has them, so a test can run an old migration
   /// on them as such a database would; the next `Migrator.migrate` moves
-  /// them out again (`RollupStore.place`).
+  /// them out again (`RollupsFile.place`).
   func putRollupsBackInEventsFile() throws {
     try write { () throws(StoreError) in
       let schema = try statement(
         "SELECT sql FROM rollups.sqlite_master WHERE tbl_name = ? AND sql IS NOT NULL ORDER BY type = 'table' DESC"
       )
-      for table in RollupStore.tables {
+      for table in RollupsFile.tables {
         try schema.bind(1, table)
         var statements: [String] = []
         while try schema.step() { statements.append(schema.string(0)) }

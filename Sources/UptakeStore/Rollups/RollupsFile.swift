@@ -1,6 +1,7 @@
-/// The report aggregates live in a file of their own, beside the events
-/// (`Database.rollupsPath(for:)`, attached to every connection as
-/// `rollups`).
+/// Owns where the report aggregates (the rollups) live: a file of their
+/// own beside the events (`Database.rollupsPath(for:)`, attached to every
+/// connection as `rollups`), checked after every migration and moved,
+/// emptied or rebuilt as `Placement` says. It stores nothing itself.
 ///
 /// Why: SQLite lets one connection write a file at a time, and folding
 /// events into the aggregates takes as long as storing them. In one file
@@ -8,7 +9,7 @@
 /// ran at the fold's pace on one core while the other idled: 127–130k
 /// events/s of 100-event batches with request p99 0.7 s. With the
 /// aggregates in their own file a fold thread writes them while the writer
-/// stores events (docs/profile-ingest.md).
+/// stores events (docs/performance.md).
 ///
 /// The aggregates are derived from the events, which stay in the events
 /// file with everything that is not derived (apps, keys, configurations,
@@ -17,7 +18,7 @@
 /// of the events (an older events file restored), or was written unsynced
 /// when the machine went down (`UnsyncedRollups`), it is emptied and the
 /// fold builds it again from the events.
-public enum RollupStore {
+public enum RollupsFile {
   /// The tables the fold writes and the reports read.
   static let tables = [
     "daily_counts", "install_days", "daily_versions", "daily_active", "version_changes",

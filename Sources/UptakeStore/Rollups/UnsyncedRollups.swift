@@ -21,12 +21,12 @@ import Foundation
 /// connection that finds a boot other than the running one recorded knows
 /// the machine went down while the file was unsynced: it deletes the
 /// rollups file before attaching it, and the fold builds it again from the
-/// events (`RollupStore.place`).
+/// events (`RollupsFile.place`).
 enum UnsyncedRollups {
   /// The record's name in the events file's store_state.
   static let stateName = "rollups_unsynced_boot"
 
-  /// Why `RollupStore.place` rebuilds after a discard.
+  /// Why `RollupsFile.place` rebuilds after a discard.
   static let discardReason =
     "the machine restarted while the rollups file was written without syncing"
 

@@ -9,13 +9,13 @@ public final class Database {
   public let path: String
   private var statementCache: [String: Statement] = [:]
 
-  /// Whether the rollups file is attached as `rollups` (`RollupStore`).
+  /// Whether the rollups file is attached as `rollups` (`RollupsFile`).
   public let hasRollups: Bool
   /// How the last `Migrator.migrate` on this connection found the rollups
   /// file.
-  public internal(set) var rollupsPlacement: RollupStore.Placement?
+  public internal(set) var rollupsPlacement: RollupsFile.Placement?
   /// True when opening found the rollups file stale and deleted it
-  /// (`UnsyncedRollups`): `RollupStore.place` then says why it rebuilds.
+  /// (`UnsyncedRollups`): `RollupsFile.place` then says why it rebuilds.
   var discardedStaleRollups = false
   /// What a write transaction locks when it begins.
   var writeLock = WriteLock.allFiles
@@ -35,7 +35,7 @@ public final class Database {
   /// Opens (creating it when `create` is true) the file at `path` and applies
   /// the pragmas every connection needs. With `rollups` the rollups file
   /// beside it (`rollupsPath(for:)`) is attached too, and created when
-  /// missing: its contents are derived from the events (`RollupStore`).
+  /// missing: its contents are derived from the events (`RollupsFile`).
   public init(path: String, create: Bool = true, readOnly: Bool = false, rollups: Bool = true)
     throws(StoreError)
   {

@@ -40,7 +40,7 @@ public enum Migrator {
       throw .migration(
         name: newest, message: "the database is newer than this build; upgrade Uptake")
     }
-    if database.hasRollups { database.rollupsPlacement = try RollupStore.place(database) }
+    if database.hasRollups { database.rollupsPlacement = try RollupsFile.place(database) }
     return applied
   }
 

@@ -4,11 +4,11 @@ import UptakeCore
 
 @testable import UptakeStore
 
-/// The aggregates' own file (`RollupStore`): moved there from a database
+/// The aggregates' own file (`RollupsFile`): moved there from a database
 /// from before it, and built again from the events whenever it cannot
 /// serve.
 @Suite("The rollups file")
-struct RollupStoreTests {
+struct RollupsFileTests {
   /// Events over three days and updates, with repeats, and an upgrade a
   /// day for every install.
   static func events() -> [Event] {
@@ -54,7 +54,7 @@ struct RollupStoreTests {
     var names: Set<String> = []
     while try statement.step() { names.insert(statement.string(0)) }
     statement.reset()
-    return names.intersection(RollupStore.tables + ["fold_state"])
+    return names.intersection(RollupsFile.tables + ["fold_state"])
   }
 
   @Test("a new database keeps its aggregates in the rollups file, none in the events file")
@@ -64,7 +64,7 @@ struct RollupStoreTests {
     let database = try scratch.openDatabase()
     #expect(database.rollupsPlacement == .created, "the migrations create them in the events file")
     #expect(try Self.tables(database, in: "main").isEmpty)
-    #expect(try Self.tables(database, in: "rollups") == Set(RollupStore.tables + ["fold_state"]))
+    #expect(try Self.tables(database, in: "rollups") == Set(RollupsFile.tables + ["fold_state"]))
     #expect(FileManager.default.fileExists(atPath: Database.rollupsPath(for: scratch.databasePath)))
     let again = try Database(path: scratch.databasePath)
     try Migrator.migrate(again)
