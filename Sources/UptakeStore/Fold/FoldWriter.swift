@@ -18,7 +18,7 @@ import Foundation
 /// use, so a burst is not folded while it lasts unless it grows that
 /// large: single-event requests on 64 connections ran at 36–37k events/s
 /// with the fold following every 10k events, against 45–47k with the fold
-/// deferred (2 cores; docs/profile-ingest.md). The writer tells it how far
+/// deferred (2 cores; docs/performance.md). The writer tells it how far
 /// events are stored; past the cap the writer waits for it
 /// (`waitUntilBacklog(atMost:)`), so reports never read more than that many
 /// unfolded events.

@@ -228,7 +228,7 @@ public final class EventInserter {
   /// on its own thread (`FoldWriter`) and large blocks mapped (uptaked's
   /// main.swift): 181,480–182,226 events/s in 125k steps at 110 MiB peak
   /// RSS, 194,841 in 200k at 127.8 and 196,919–202,065 in 250k at 130.9–131.0
-  /// (docs/profile-ingest.md); after the step stopped copying its events
+  /// (docs/performance.md); after the step stopped copying its events
   /// and the writer's cache went from 16 to 8 MiB, 250k peaked at 118.7–
   /// 118.9 MiB and 300k ran at 202,538 / 202,828 against 192,110 / 193,144
   /// events/s, peaking at 128.4 / 129.1 MiB. Request p99 stays under half a

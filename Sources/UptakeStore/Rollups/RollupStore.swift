@@ -8,7 +8,7 @@
 /// ran at the fold's pace on one core while the other idled: 127–130k
 /// events/s of 100-event batches with request p99 0.7 s. With the
 /// aggregates in their own file a fold thread writes them while the writer
-/// stores events (docs/profile-ingest.md).
+/// stores events (docs/performance.md).
 ///
 /// The aggregates are derived from the events, which stay in the events
 /// file with everything that is not derived (apps, keys, configurations,
