@@ -1,6 +1,6 @@
 // What parsing two request headers costs on every ingest request, as the
 // HTTP layer does it at commit c22c497 and done on UTF-8 bytes instead
-// (docs/profile-ingest.md). Standalone, not part of the package:
+// (docs/performance.md). Standalone, not part of the package:
 //
 //   swiftc -O tools/microbench/header-parsing.swift -o /tmp/header-parsing
 //   /tmp/header-parsing

@@ -13,7 +13,7 @@ import Glibc
 /// (up to 32 MiB). On 4 KiB pages such a filter spans thousands of pages,
 /// so nearly every lookup missed the TLB as well as the cache; on 2 MiB
 /// pages it spans a handful. 100-event batches: the batch writer's CPU an
-/// event 2–5 % lower (docs/profile-ingest.md, session 13). Where the kernel
+/// event 2–5 % lower (docs/performance.md, session 13). Where the kernel
 /// has no huge page to give, or THP is off, the advice does nothing.
 struct BloomBlocks {
   private static let wordsPerBlock = 8

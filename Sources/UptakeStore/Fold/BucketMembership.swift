@@ -6,7 +6,7 @@
 /// step inserted at random pages of the day's part of it and so rewrote
 /// that part nearly whole, at commit and again at checkpoint. Sustained
 /// 100-event batches ran at 110k events/s with that table and 133–136k
-/// without its writes (docs/profile-ingest.md). Here a `MemberFilter` per
+/// without its writes (docs/performance.md). Here a `MemberFilter` per
 /// app, test flag and day rules out almost every new member in memory, and
 /// only the installs it cannot rule out are looked up, one scan of their
 /// bucket's packed members for all of them.

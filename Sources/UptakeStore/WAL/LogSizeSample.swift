@@ -9,7 +9,7 @@ import Foundation
 /// writes the inode block too, a second synchronous write per commit:
 /// `perf` of the writer under single-event ingest put that write at a third
 /// of `fdatasync`'s CPU with a `stat` after each commit, and a sixth of
-/// that with one every 50 ms (docs/profile-ingest.md). The schedule acts at
+/// that with one every 50 ms (docs/performance.md). The schedule acts at
 /// 64 MiB of log, so a size 50 ms old is as good as a fresh one.
 struct LogSizeSample {
   static let interval = 0.05
