@@ -40,13 +40,8 @@ struct ImportCommand: Command {
   let databasePath: String
 
   init(arguments: [String]) throws(CommandError) {
-    let parsed = try Arguments(arguments, valueFlags: ["--db", "--app"], booleanFlags: [])
-    appId = try ReportOptions.appId(parsed)
-    guard parsed.positionals.count == 1 else {
-      throw .usage("give exactly one FILE, or - for stdin")
-    }
-    inputPath = parsed.positionals[0]
-    databasePath = parsed.databasePath
+    let parsed = try AppInputArguments(arguments)
+    (appId, inputPath, databasePath) = (parsed.appId, parsed.inputPath, parsed.databasePath)
   }
 
   func run(_ output: inout CommandOutput) throws(CommandError) {

@@ -1,0 +1,18 @@
+/// The arguments of a command that reads one input for one app:
+/// `--app APPID FILE|- [--db PATH]` (`import`, `updates put`).
+struct AppInputArguments {
+  let appId: String
+  /// A file's path, or `-` for stdin.
+  let inputPath: String
+  let databasePath: String
+
+  init(_ arguments: [String]) throws(CommandError) {
+    let parsed = try Arguments(arguments, valueFlags: ["--db", "--app"], booleanFlags: [])
+    appId = try ReportOptions.appId(parsed)
+    guard parsed.positionals.count == 1 else {
+      throw .usage("give exactly one FILE, or - for stdin")
+    }
+    inputPath = parsed.positionals[0]
+    databasePath = parsed.databasePath
+  }
+}
