@@ -59,11 +59,15 @@ let package = Package(
       name: "EmbedSchema", capability: .buildTool(),
       dependencies: ["schema-embedder"]),
 
+    // What the test targets share: scratch directories, the built programs
+    // and a daemon to run, an HTTP client, event JSON. Foundation only, so
+    // UptakeClientTests stays clear of the server's targets.
+    .target(name: "UptakeTestSupport", path: "Tests/UptakeTestSupport"),
     .testTarget(name: "UptakeCoreTests", dependencies: ["UptakeCore"]),
     .testTarget(name: "UptakeStoreTests", dependencies: ["UptakeStore", "UptakeDataGen"]),
     .testTarget(name: "UptakeHTTPTests", dependencies: ["UptakeHTTP"]),
-    .testTarget(
-      name: "EndToEndTests", dependencies: ["UptakeCore"]),
+    // Runs the built uptaked and uptake, which --build-tests builds beside it.
+    .testTarget(name: "EndToEndTests", dependencies: ["UptakeCore", "UptakeTestSupport"]),
     // Runs the built uptaked and uptake-example, which --build-tests builds beside it.
     .testTarget(name: "UptakeClientTests", dependencies: ["UptakeClient"]),
   ]

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UptakeTestSupport
 
 /// `uptake export --group-by` and `--test` over events posted through the
 /// real daemon on the two days before today (D2, D1):

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UptakeTestSupport
 
 @Suite("uptake import: NDJSON events with ingest's rules", .timeLimit(.minutes(2)))
 struct ImportEndToEndTests {

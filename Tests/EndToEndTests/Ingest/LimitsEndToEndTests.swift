@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UptakeTestSupport
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking

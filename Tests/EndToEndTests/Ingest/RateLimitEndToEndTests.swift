@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UptakeTestSupport
 
 @Suite("uptaked rate limits", .timeLimit(.minutes(1)))
 struct RateLimitEndToEndTests {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UptakeTestSupport
 
 /// `GET /v1/adoption` and `GET /v1/updates/{updateId}/funnel` over a small
 /// set of events on the two days before today (D2, D1), the figures worked

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UptakeTestSupport
 
 /// `GET /v1/report` over events posted through the real daemon, on the two
 /// days before today (D2, D1), with every figure worked out by hand:

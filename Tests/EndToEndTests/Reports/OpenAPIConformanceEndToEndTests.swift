@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import UptakeCore
+import UptakeTestSupport
 
 /// The real daemon's answers, held against `schema/openapi.json`: each is a
 /// documented status with a documented content type and headers, and its

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UptakeTestSupport
 
 /// A configuration for the default app: iOS with a prompt, an OS minimum
 /// and a required version; Android at end of life.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import UptakeCore
+import UptakeTestSupport
 
 /// `schema/openapi.json`, read with the project's own JSON parser, and the
 /// part of JSON Schema its response schemas use, so tests can hold the

@@ -1,8 +1,7 @@
 import Foundation
-import UptakeCore
 
 /// One event of an ingest body, as JSON text; nil fields are left out.
-func eventJSON(
+public func eventJSON(
   id: String? = nil, updateId: String = "u1", action: String = "impression",
   appVersion: String = "1.0.0", installId: String? = nil, timestamp: String? = nil,
   test: Bool? = nil
@@ -18,25 +17,6 @@ func eventJSON(
 }
 
 /// An ingest body holding `events`.
-func batchJSON(_ events: [String]) -> String {
+public func batchJSON(_ events: [String]) -> String {
   "{\"events\":[" + events.joined(separator: ",") + "]}"
-}
-
-/// UTC calendar days relative to the moment a test runs.
-struct Days {
-  let today: Int64
-
-  init() {
-    today = Timestamp.dayNumber(ms: Int64(Date().timeIntervalSince1970 * 1000))
-  }
-
-  /// `YYYY-MM-DD` of the day `offset` days from today (-1: yesterday).
-  func date(_ offset: Int64) -> String {
-    Timestamp.formatDate(dayNumber: today + offset)
-  }
-
-  /// An RFC 3339 time on the day `offset` days from today.
-  func time(_ offset: Int64, _ clock: String) -> String {
-    "\(date(offset))T\(clock)Z"
-  }
 }

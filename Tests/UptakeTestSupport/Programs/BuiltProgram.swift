@@ -3,7 +3,7 @@ import Testing
 
 /// The built `uptaked` and `uptake`, found beside the test bundle
 /// (`swift build --build-tests` builds them into the same directory).
-enum Binaries {
+public enum Binaries {
   static let directory: URL? = {
     var starts: [URL] = []
     if let executable = Bundle.main.executableURL { starts.append(executable) }
@@ -32,7 +32,7 @@ enum Binaries {
   }()
 
   /// The path of the built executable `name`.
-  static func path(_ name: String) throws -> String {
+  public static func path(_ name: String) throws -> String {
     let directory = try #require(
       Binaries.directory, "no built uptaked near the test bundle; run swift build --build-tests")
     return directory.appendingPathComponent(name).path
@@ -40,46 +40,52 @@ enum Binaries {
 }
 
 /// A directory of one test's own, holding its database; `remove()` deletes it.
-final class ScratchDirectory {
-  let url: URL
+public final class ScratchDirectory {
+  public let url: URL
 
-  init() throws {
+  public init() throws {
     url = FileManager.default.temporaryDirectory
       .appendingPathComponent("uptake-e2e-tests-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
   }
 
-  func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+  public func path(_ name: String) -> String { url.appendingPathComponent(name).path }
 
-  var databasePath: String { path("uptake.db") }
+  public var databasePath: String { path("uptake.db") }
 
-  func remove() {
+  public func remove() {
     try? FileManager.default.removeItem(at: url)
   }
 }
 
 /// What a finished `uptake` command printed, and how it exited.
-struct CommandResult {
-  let status: Int32
-  let standardOutput: String
-  let standardError: String
+public struct CommandResult {
+  public let status: Int32
+  public let standardOutput: String
+  public let standardError: String
+
+  public init(status: Int32, standardOutput: String, standardError: String) {
+    self.status = status
+    self.standardOutput = standardOutput
+    self.standardError = standardError
+  }
 }
 
 /// Runs the real `uptake` CLI with `arguments` and waits for it.
-func uptake(_ arguments: [String]) throws -> CommandResult {
+public func uptake(_ arguments: [String]) throws -> CommandResult {
   try run(Binaries.path("uptake"), arguments)
 }
 
 /// Runs the `sqlite3` shell on the database at `path`, with a busy timeout
 /// so it waits for the daemon's writer, and returns what it printed.
-func sqlite3(_ path: String, _ sql: String) throws -> String {
+public func sqlite3(_ path: String, _ sql: String) throws -> String {
   let result = try run("/usr/bin/sqlite3", ["-cmd", ".timeout 10000", path, sql])
   try #require(result.status == 0, "sqlite3 failed: \(result.standardError)")
   return result.standardOutput
 }
 
 /// Runs `executable` with `arguments` and waits for it.
-func run(_ executable: String, _ arguments: [String]) throws -> CommandResult {
+public func run(_ executable: String, _ arguments: [String]) throws -> CommandResult {
   let process = Process()
   process.executableURL = URL(fileURLWithPath: executable)
   process.arguments = arguments
@@ -119,7 +125,7 @@ private final class ErrorCollector: @unchecked Sendable {
 }
 
 /// Compresses `bytes` with the system's gzip.
-func gzip(_ bytes: [UInt8]) throws -> [UInt8] {
+public func gzip(_ bytes: [UInt8]) throws -> [UInt8] {
   let input = FileManager.default.temporaryDirectory
     .appendingPathComponent("uptake-gzip-input-\(UUID().uuidString)")
   try Data(bytes).write(to: input)
@@ -128,7 +134,7 @@ func gzip(_ bytes: [UInt8]) throws -> [UInt8] {
 }
 
 /// The bytes `executable` writes to stdout; it must exit 0.
-func standardOutput(of executable: String, _ arguments: [String]) throws -> Data {
+public func standardOutput(of executable: String, _ arguments: [String]) throws -> Data {
   let process = Process()
   process.executableURL = URL(fileURLWithPath: executable)
   process.arguments = arguments

@@ -3,7 +3,7 @@ import Testing
 
 /// One event of an ingest body or an import line, as JSON text, with every
 /// field the grouped reports can group by; nil fields are left out.
-func fullEventJSON(
+public func fullEventJSON(
   id: String? = nil, updateId: String = "u1", action: String = "impression",
   appVersion: String = "1.0.0", installId: String? = nil, timestamp: String? = nil,
   platform: String? = nil, osVersion: String? = nil, test: Bool? = nil
@@ -23,7 +23,7 @@ func fullEventJSON(
 
 extension DaemonFixture {
   /// Posts `events` with the ingest key and requires every one accepted.
-  func post(_ events: [String]) throws {
+  public func post(_ events: [String]) throws {
     let response = try HTTPClient().postJSON(
       daemon.url("/v1/events"), key: ingestKey, batchJSON(events))
     try #require(
@@ -32,13 +32,14 @@ extension DaemonFixture {
   }
 
   /// GETs a report with the read key.
-  func report(_ pathAndQuery: String, headers: [String: String] = [:]) throws -> HTTPResponse {
+  public func report(_ pathAndQuery: String, headers: [String: String] = [:]) throws -> HTTPResponse
+  {
     try HTTPClient().get(daemon.url(pathAndQuery), key: readKey, headers: headers)
   }
 }
 
 /// Runs the real `uptake` CLI with `input` as its standard input.
-func uptake(_ arguments: [String], input: Data) throws -> CommandResult {
+public func uptake(_ arguments: [String], input: Data) throws -> CommandResult {
   let inputFile = FileManager.default.temporaryDirectory
     .appendingPathComponent("uptake-stdin-\(UUID().uuidString)")
   try input.write(to: inputFile)

@@ -3,18 +3,18 @@ import Testing
 
 /// A running `uptaked` on a port of its own, started with
 /// `--db PATH --listen 127.0.0.1:0`.
-final class Daemon {
-  let process: Process
-  let port: Int
-  let baseURL: URL
+public final class Daemon {
+  public let process: Process
+  public let port: Int
+  public let baseURL: URL
   /// The default app's keys, printed only by the start that created it.
-  let ingestKey: String?
-  let readKey: String?
+  public let ingestKey: String?
+  public let readKey: String?
   private let logPath: String
 
   /// Starts the daemon with `arguments` after its database and address, and
   /// waits for its banner.
-  init(databasePath: String, logPath: String, arguments: [String] = []) throws {
+  public init(databasePath: String, logPath: String, arguments: [String] = []) throws {
     self.logPath = logPath
     process = Process()
     process.executableURL = URL(fileURLWithPath: try Binaries.path("uptaked"))
@@ -60,32 +60,32 @@ final class Daemon {
   }
 
   /// The URL of `path` (which may carry a query) on this daemon.
-  func url(_ path: String) -> URL {
+  public func url(_ path: String) -> URL {
     URL(string: "http://127.0.0.1:\(port)\(path)")!
   }
 
   /// Sends SIGTERM and waits for the exit; returns the exit status, or nil
   /// when the daemon died of a signal or did not exit within `timeout`.
-  func terminate(timeout: TimeInterval = 20) -> Int32? {
+  public func terminate(timeout: TimeInterval = 20) -> Int32? {
     guard process.isRunning else { return exitStatus }
     kill(process.processIdentifier, SIGTERM)
     return waitForExit(timeout: timeout)
   }
 
   /// Kills the daemon with SIGKILL, as a crash or the OOM killer would.
-  func killHard() {
+  public func killHard() {
     guard process.isRunning else { return }
     kill(process.processIdentifier, SIGKILL)
     _ = waitForExit(timeout: 10)
   }
 
   /// Makes sure the daemon is gone; for `defer`.
-  func stop() {
+  public func stop() {
     if process.isRunning && terminate(timeout: 10) == nil { killHard() }
   }
 
   /// What the daemon wrote to stderr so far.
-  var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+  public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
   private var exitStatus: Int32? {
     process.terminationReason == .exit ? process.terminationStatus : nil
@@ -100,10 +100,10 @@ final class Daemon {
   }
 }
 
-enum DaemonError: Error, CustomStringConvertible {
+public enum DaemonError: Error, CustomStringConvertible {
   case noBanner(stdout: String, stderr: String)
 
-  var description: String {
+  public var description: String {
     switch self {
     case .noBanner(let stdout, let stderr):
       "uptaked printed no banner; stdout: \(stdout) stderr: \(stderr)"
@@ -112,16 +112,16 @@ enum DaemonError: Error, CustomStringConvertible {
 }
 
 /// A test's database and the daemon serving it, restartable.
-final class DaemonFixture {
-  let scratch: ScratchDirectory
-  private(set) var daemon: Daemon
-  private(set) var starts = 1
-  let ingestKey: String
-  let readKey: String
+public final class DaemonFixture {
+  public let scratch: ScratchDirectory
+  public private(set) var daemon: Daemon
+  public private(set) var starts = 1
+  public let ingestKey: String
+  public let readKey: String
   /// Flags every start of this fixture's daemon gets.
-  let arguments: [String]
+  public let arguments: [String]
 
-  init(arguments: [String] = []) throws {
+  public init(arguments: [String] = []) throws {
     self.arguments = arguments
     scratch = try ScratchDirectory()
     daemon = try Daemon(
@@ -131,10 +131,10 @@ final class DaemonFixture {
     readKey = try #require(daemon.readKey, "the first start prints the read key")
   }
 
-  var databasePath: String { scratch.databasePath }
+  public var databasePath: String { scratch.databasePath }
 
   /// Starts the daemon again on the same database, after it has exited.
-  func restart(arguments: [String]? = nil) throws {
+  public func restart(arguments: [String]? = nil) throws {
     daemon.stop()
     starts += 1
     daemon = try Daemon(
@@ -144,7 +144,7 @@ final class DaemonFixture {
   }
 
   /// Stops the daemon and removes the database; for `defer`.
-  func tearDown() {
+  public func tearDown() {
     daemon.stop()
     scratch.remove()
   }
