@@ -30,7 +30,7 @@ struct ReportCommandEndToEndTests {
       _ id: String, _ day: Int64, _ clock: String, _ update: String, _ action: String,
       _ install: String?, _ version: String = "1.0.0"
     ) -> String {
-      fullEventJSON(
+      eventJSON(
         id: id, updateId: update, action: action, appVersion: version, installId: install,
         timestamp: days.time(day, clock))
     }

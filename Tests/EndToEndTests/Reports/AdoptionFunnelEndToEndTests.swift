@@ -37,7 +37,7 @@ struct AdoptionFunnelEndToEndTests {
       _ id: String, _ day: Int64, _ clock: String, _ install: String, _ update: String,
       _ action: String, _ version: String, test: Bool? = nil
     ) -> String {
-      fullEventJSON(
+      eventJSON(
         id: id, updateId: update, action: action, appVersion: version, installId: install,
         timestamp: days.time(day, clock), test: test)
     }

@@ -23,22 +23,22 @@ struct GroupedReportEndToEndTests {
     let fixture = try DaemonFixture()
     defer { fixture.tearDown() }
     try fixture.post([
-      fullEventJSON(
+      eventJSON(
         id: "1", action: "impression", appVersion: "1.10.0", installId: "i1",
         timestamp: days.time(-2, "10:15:00"), platform: "ios", osVersion: "17.4"),
-      fullEventJSON(
+      eventJSON(
         id: "2", action: "impression", appVersion: "1.9.0", installId: "i2",
         timestamp: days.time(-2, "10:45:00"), platform: "android", osVersion: "14"),
-      fullEventJSON(
+      eventJSON(
         id: "3", action: "download", appVersion: "1.10.0", installId: "i1",
         timestamp: days.time(-2, "11:05:00"), platform: "ios", osVersion: "17.4"),
-      fullEventJSON(
+      eventJSON(
         id: "4", updateId: "u2", action: "later", appVersion: "1.9.0", installId: "i2",
         timestamp: days.time(-1, "09:00:00"), platform: "android", osVersion: "14"),
-      fullEventJSON(
+      eventJSON(
         id: "5", updateId: "u2", action: "impression", appVersion: "1.9.0",
         timestamp: days.time(-1, "09:30:00")),
-      fullEventJSON(
+      eventJSON(
         id: "6", action: "ignore", appVersion: "2.0.0", installId: "i3",
         timestamp: days.time(-1, "09:40:00"), platform: "ios", osVersion: "17.10", test: true),
     ])

@@ -11,10 +11,7 @@ struct OpenAPIDocument {
 
   /// The document checked in beside the sources.
   static func load() throws -> OpenAPIDocument {
-    let url = URL(fileURLWithPath: #filePath)
-      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-      .deletingLastPathComponent().appendingPathComponent("schema/openapi.json")
-    let bytes = Array(try Data(contentsOf: url))
+    let bytes = Array(try Data(contentsOf: packageFile("schema/openapi.json")))
     return OpenAPIDocument(root: try JSONParser(maxDepth: 64).parse(bytes))
   }
 

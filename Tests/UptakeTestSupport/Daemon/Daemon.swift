@@ -1,63 +1,54 @@
 import Foundation
-import Testing
 
-/// A running `uptaked` on a port of its own, started with
-/// `--db PATH --listen 127.0.0.1:0`.
+/// A running `uptaked`, started with `--db PATH --listen 127.0.0.1:0`.
+/// Every wait is bounded: a start that prints no banner in time (a
+/// recovery that hangs) is killed and throws.
 public final class Daemon {
   public let process: Process
   public let port: Int
-  public let baseURL: URL
   /// The default app's keys, printed only by the start that created it.
   public let ingestKey: String?
   public let readKey: String?
   private let logPath: String
 
-  /// Starts the daemon with `arguments` after its database and address, and
-  /// waits for its banner.
-  public init(databasePath: String, logPath: String, arguments: [String] = []) throws {
+  /// Starts the daemon with `arguments` after its database and address,
+  /// its stderr going to `logPath`, and waits at most `timeout` seconds
+  /// for its banner.
+  public init(
+    databasePath: String, logPath: String, arguments: [String] = [], timeout: TimeInterval = 20
+  ) throws {
     self.logPath = logPath
     process = Process()
-    process.executableURL = URL(fileURLWithPath: try Binaries.path("uptaked"))
+    process.executableURL = URL(fileURLWithPath: try BuiltProgram.path("uptaked"))
     process.arguments = ["--db", databasePath, "--listen", "127.0.0.1:0"] + arguments
-    var environment = ProcessInfo.processInfo.environment
-    environment["UPTAKE_DB"] = nil
-    environment["UPTAKE_LISTEN"] = nil
-    process.environment = environment
+    process.environment = programEnvironment()
     let output = Pipe()
     process.standardOutput = output
     _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-    process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+    let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+    process.standardError = log
     try process.run()
+    try? log.close()
 
-    var banner = ""
-    let stdout = output.fileHandleForReading
-    // The banner is one write; keep reading until its last line is in, or
-    // the daemon exits (EOF) without one.
-    while !Daemon.bannerIsComplete(banner) {
-      let chunk = stdout.availableData
-      if chunk.isEmpty { break }
-      banner += String(decoding: chunk, as: UTF8.self)
-    }
-    let lines = banner.split(separator: "\n").map(String.init)
-    guard let first = lines.first, first.hasPrefix("listening on http://127.0.0.1:"),
-      let port = Int(first.dropFirst("listening on http://127.0.0.1:".count))
+    let text = BannerReader(output.fileHandleForReading).wait(timeout: timeout)
+    let lines = text.split(separator: "\n").map(String.init)
+    let prefix = "listening on http://127.0.0.1:"
+    guard let first = lines.first, first.hasPrefix(prefix),
+      let port = Int(first.dropFirst(prefix.count))
     else {
-      process.terminate()
+      if process.isRunning { kill(process.processIdentifier, SIGKILL) }
       process.waitUntilExit()
-      let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
-      throw DaemonError.noBanner(stdout: banner, stderr: log)
+      throw DaemonError.noBanner(
+        seconds: Int(timeout), stdout: text,
+        stderr: (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "")
     }
     self.port = port
-    baseURL = URL(string: "http://127.0.0.1:\(port)")!
     ingestKey = lines.first { $0.hasPrefix("ingest key: ") }.map { String($0.dropFirst(12)) }
     readKey = lines.first { $0.hasPrefix("read key: ") }.map { String($0.dropFirst(10)) }
   }
 
-  /// A first start prints the keys after the address; a restart only the address.
-  private static func bannerIsComplete(_ banner: String) -> Bool {
-    guard banner.hasPrefix("listening on "), banner.hasSuffix("\n") else { return false }
-    return banner.contains("read key: ") || !banner.contains("created app")
-  }
+  /// `http://127.0.0.1:PORT`.
+  public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
   /// The URL of `path` (which may carry a query) on this daemon.
   public func url(_ path: String) -> URL {
@@ -69,10 +60,11 @@ public final class Daemon {
   public func terminate(timeout: TimeInterval = 20) -> Int32? {
     guard process.isRunning else { return exitStatus }
     kill(process.processIdentifier, SIGTERM)
-    return waitForExit(timeout: timeout)
+    return waitForExit(timeout: timeout) ? exitStatus : nil
   }
 
-  /// Kills the daemon with SIGKILL, as a crash or the OOM killer would.
+  /// Kills the daemon with SIGKILL, as a crash, the OOM killer or a power
+  /// cut would stop it.
   public func killHard() {
     guard process.isRunning else { return }
     kill(process.processIdentifier, SIGKILL)
@@ -84,6 +76,12 @@ public final class Daemon {
     if process.isRunning && terminate(timeout: 10) == nil { killHard() }
   }
 
+  /// Whether the daemon has exited because of SIGKILL.
+  public var diedOfSIGKILL: Bool {
+    !process.isRunning && process.terminationReason == .uncaughtSignal
+      && process.terminationStatus == SIGKILL
+  }
+
   /// What the daemon wrote to stderr so far.
   public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
@@ -91,61 +89,65 @@ public final class Daemon {
     process.terminationReason == .exit ? process.terminationStatus : nil
   }
 
-  private func waitForExit(timeout: TimeInterval) -> Int32? {
+  /// False when the daemon still runs after `timeout` seconds.
+  private func waitForExit(timeout: TimeInterval) -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
-    while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-    guard !process.isRunning else { return nil }
+    while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
+    guard !process.isRunning else { return false }
     process.waitUntilExit()
-    return exitStatus
+    return true
   }
 }
 
 public enum DaemonError: Error, CustomStringConvertible {
-  case noBanner(stdout: String, stderr: String)
+  case noBanner(seconds: Int, stdout: String, stderr: String)
 
   public var description: String {
     switch self {
-    case .noBanner(let stdout, let stderr):
-      "uptaked printed no banner; stdout: \(stdout) stderr: \(stderr)"
+    case .noBanner(let seconds, let stdout, let stderr):
+      let tail = stderr.count <= 3000 ? stderr : "…" + String(stderr.suffix(3000))
+      return "uptaked printed no banner within \(seconds) s; stdout: \(stdout) stderr: \(tail)"
     }
   }
 }
 
-/// A test's database and the daemon serving it, restartable.
-public final class DaemonFixture {
-  public let scratch: ScratchDirectory
-  public private(set) var daemon: Daemon
-  public private(set) var starts = 1
-  public let ingestKey: String
-  public let readKey: String
-  /// Flags every start of this fixture's daemon gets.
-  public let arguments: [String]
+/// Reads the daemon's stdout on a thread of its own, to its end (so the
+/// daemon never blocks on a full pipe), and signals once the banner is in.
+private final class BannerReader: @unchecked Sendable {
+  private let lock = NSLock()
+  private var data = Data()
+  private let ready = DispatchSemaphore(value: 0)
 
-  public init(arguments: [String] = []) throws {
-    self.arguments = arguments
-    scratch = try ScratchDirectory()
-    daemon = try Daemon(
-      databasePath: scratch.databasePath, logPath: scratch.path("uptaked-1.log"),
-      arguments: arguments)
-    ingestKey = try #require(daemon.ingestKey, "the first start prints the ingest key")
-    readKey = try #require(daemon.readKey, "the first start prints the read key")
+  init(_ handle: FileHandle) {
+    Thread.detachNewThread { [self] in
+      var signalled = false
+      while true {
+        let chunk = handle.availableData
+        if chunk.isEmpty { break }
+        let complete = lock.withLock {
+          data.append(chunk)
+          return Self.isComplete(String(decoding: data, as: UTF8.self))
+        }
+        if complete && !signalled {
+          signalled = true
+          ready.signal()
+        }
+      }
+      if !signalled { ready.signal() }
+    }
   }
 
-  public var databasePath: String { scratch.databasePath }
-
-  /// Starts the daemon again on the same database, after it has exited.
-  public func restart(arguments: [String]? = nil) throws {
-    daemon.stop()
-    starts += 1
-    daemon = try Daemon(
-      databasePath: scratch.databasePath, logPath: scratch.path("uptaked-\(starts).log"),
-      arguments: arguments ?? self.arguments)
-    #expect(daemon.ingestKey == nil, "keys are shown only on the first start")
+  /// A first start prints the address, that it created the default app,
+  /// and its keys; a restart only the address. The banner is one write.
+  private static func isComplete(_ text: String) -> Bool {
+    guard text.hasPrefix("listening on "), text.hasSuffix("\n") else { return false }
+    return text.contains("read key: ") || !text.contains("created app")
   }
 
-  /// Stops the daemon and removes the database; for `defer`.
-  public func tearDown() {
-    daemon.stop()
-    scratch.remove()
+  /// What the daemon printed once the banner is complete, it exited, or
+  /// `timeout` seconds passed.
+  func wait(timeout: TimeInterval) -> String {
+    _ = ready.wait(timeout: .now() + timeout)
+    return lock.withLock { String(decoding: data, as: UTF8.self) }
   }
 }
