@@ -69,6 +69,6 @@ let package = Package(
     // Runs the built uptaked and uptake, which --build-tests builds beside it.
     .testTarget(name: "EndToEndTests", dependencies: ["UptakeCore", "UptakeTestSupport"]),
     // Runs the built uptaked and uptake-example, which --build-tests builds beside it.
-    .testTarget(name: "UptakeClientTests", dependencies: ["UptakeClient"]),
+    .testTarget(name: "UptakeClientTests", dependencies: ["UptakeClient", "UptakeTestSupport"]),
   ]
 )

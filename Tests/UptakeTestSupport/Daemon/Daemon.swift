@@ -1,8 +1,8 @@
 import Foundation
 
-/// A running `uptaked`, started with `--db PATH --listen 127.0.0.1:0`.
-/// Every wait is bounded: a start that prints no banner in time (a
-/// recovery that hangs) is killed and throws.
+/// A running `uptaked`, started with `--db PATH --listen 127.0.0.1:PORT`
+/// (port 0, a free one, unless given). Every wait is bounded: a start that
+/// prints no banner in time (a recovery that hangs) is killed and throws.
 public final class Daemon {
   public let process: Process
   public let port: Int
@@ -15,12 +15,13 @@ public final class Daemon {
   /// its stderr going to `logPath`, and waits at most `timeout` seconds
   /// for its banner.
   public init(
-    databasePath: String, logPath: String, arguments: [String] = [], timeout: TimeInterval = 20
+    databasePath: String, logPath: String, arguments: [String] = [], port: Int = 0,
+    timeout: TimeInterval = 20
   ) throws {
     self.logPath = logPath
     process = Process()
     process.executableURL = URL(fileURLWithPath: try BuiltProgram.path("uptaked"))
-    process.arguments = ["--db", databasePath, "--listen", "127.0.0.1:0"] + arguments
+    process.arguments = ["--db", databasePath, "--listen", "127.0.0.1:\(port)"] + arguments
     process.environment = programEnvironment()
     let output = Pipe()
     process.standardOutput = output
@@ -34,7 +35,7 @@ public final class Daemon {
     let lines = text.split(separator: "\n").map(String.init)
     let prefix = "listening on http://127.0.0.1:"
     guard let first = lines.first, first.hasPrefix(prefix),
-      let port = Int(first.dropFirst(prefix.count))
+      let announced = Int(first.dropFirst(prefix.count)), port == 0 || announced == port
     else {
       if process.isRunning { kill(process.processIdentifier, SIGKILL) }
       process.waitUntilExit()
@@ -42,7 +43,7 @@ public final class Daemon {
         seconds: Int(timeout), stdout: text,
         stderr: (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "")
     }
-    self.port = port
+    self.port = announced
     ingestKey = lines.first { $0.hasPrefix("ingest key: ") }.map { String($0.dropFirst(12)) }
     readKey = lines.first { $0.hasPrefix("read key: ") }.map { String($0.dropFirst(10)) }
   }

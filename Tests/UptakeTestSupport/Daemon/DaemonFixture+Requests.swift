@@ -17,4 +17,29 @@ extension DaemonFixture {
   {
     try HTTPClient().get(daemon.url(pathAndQuery), key: readKey, headers: headers)
   }
+
+  /// The number of events of `action` stored for `updateId`, in
+  /// `/v1/updates/{id}`'s default range.
+  public func events(_ updateId: String, _ action: String = "impression") throws -> Int {
+    struct UpdateReport: Decodable {
+      let actions: [String: Counts]
+      struct Counts: Decodable { let events: Int }
+    }
+    let response = try report("/v1/updates/\(updateId)")
+    guard response.status == 200 else { return 0 }
+    let report = try JSONDecoder().decode(UpdateReport.self, from: response.body)
+    return report.actions[action]?.events ?? 0
+  }
+
+  /// The update ids with events in `/v1/updates`' default range, in the
+  /// server's order.
+  public func updateIds() throws -> [String] {
+    struct UpdateList: Decodable {
+      let updates: [Entry]
+      struct Entry: Decodable { let updateId: String }
+    }
+    let response = try report("/v1/updates")
+    try #require(response.status == 200)
+    return try JSONDecoder().decode(UpdateList.self, from: response.body).updates.map(\.updateId)
+  }
 }

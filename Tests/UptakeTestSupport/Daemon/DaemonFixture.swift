@@ -23,13 +23,23 @@ public final class DaemonFixture {
 
   public var databasePath: String { scratch.databasePath }
 
-  /// Starts the daemon again on the same database, after it has exited.
-  public func restart(arguments: [String]? = nil) throws {
+  /// The running daemon's address.
+  public var baseURL: URL { daemon.baseURL }
+
+  /// Stops the daemon (SIGTERM), until `restart`.
+  public func stop() {
+    daemon.stop()
+  }
+
+  /// Stops the daemon, if it still runs, and starts it again on the same
+  /// database: on a new port, or with `samePort` on the one it had, so a
+  /// client configured with the address finds it again.
+  public func restart(arguments: [String]? = nil, samePort: Bool = false) throws {
     daemon.stop()
     starts += 1
     daemon = try Daemon(
       databasePath: scratch.databasePath, logPath: scratch.path("uptaked-\(starts).log"),
-      arguments: arguments ?? self.arguments)
+      arguments: arguments ?? self.arguments, port: samePort ? daemon.port : 0)
     #expect(daemon.ingestKey == nil, "keys are shown only on the first start")
   }
 
