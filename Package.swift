@@ -64,8 +64,9 @@ let package = Package(
     // UptakeClientTests stays clear of the server's targets.
     .target(name: "UptakeTestSupport", path: "Tests/UptakeTestSupport"),
     .testTarget(name: "UptakeCoreTests", dependencies: ["UptakeCore"]),
-    .testTarget(name: "UptakeStoreTests", dependencies: ["UptakeStore", "UptakeDataGen"]),
-    .testTarget(name: "UptakeHTTPTests", dependencies: ["UptakeHTTP"]),
+    .testTarget(
+      name: "UptakeStoreTests", dependencies: ["UptakeStore", "UptakeDataGen", "UptakeTestSupport"]),
+    .testTarget(name: "UptakeHTTPTests", dependencies: ["UptakeHTTP", "UptakeTestSupport"]),
     // Runs the built uptaked and uptake, which --build-tests builds beside it.
     .testTarget(name: "EndToEndTests", dependencies: ["UptakeCore", "UptakeTestSupport"]),
     // Runs the built uptaked and uptake-example, which --build-tests builds beside it.
