@@ -63,7 +63,7 @@ let package = Package(
     // and a daemon to run, an HTTP client, event JSON. Foundation only, so
     // UptakeClientTests stays clear of the server's targets.
     .target(name: "UptakeTestSupport", path: "Tests/UptakeTestSupport"),
-    .testTarget(name: "UptakeCoreTests", dependencies: ["UptakeCore"]),
+    .testTarget(name: "UptakeCoreTests", dependencies: ["UptakeCore", "UptakeTestSupport"]),
     .testTarget(
       name: "UptakeStoreTests", dependencies: ["UptakeStore", "UptakeDataGen", "UptakeTestSupport"]),
     .testTarget(name: "UptakeHTTPTests", dependencies: ["UptakeHTTP", "UptakeTestSupport"]),
