@@ -40,6 +40,18 @@ extension HandlerOutcome {
     if case .respond(let response) = self { return response }
     return nil
   }
+
+  /// The response, at once or, for a deferred one, when it is given.
+  func response() -> Response {
+    switch self {
+    case .respond(let response):
+      return response
+    case .deferred(let start):
+      let answer = DeferredAnswer()
+      start { answer.set($0) }
+      return answer.wait()
+    }
+  }
 }
 
 extension Response {
@@ -47,7 +59,7 @@ extension Response {
 }
 
 /// A response given later, from another thread.
-final class DeferredAnswer: @unchecked Sendable {
+private final class DeferredAnswer: @unchecked Sendable {
   private let lock = NSLock()
   private let arrived = DispatchSemaphore(value: 0)
   private var response: Response?

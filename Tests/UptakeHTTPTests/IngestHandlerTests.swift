@@ -167,14 +167,7 @@ struct IngestFixture {
     headers["Content-Type"] = "application/json"
     let request = Request(
       head: RequestHead(method: "POST", path: "/v1/events", headers: headers), body: body)
-    switch router.handle(request) {
-    case .respond(let response):
-      return response
-    case .deferred(let start):
-      let answer = DeferredAnswer()
-      start { answer.set($0) }
-      return answer.wait()
-    }
+    return router.handle(request).response()
   }
 
   /// The update ids of stored events, in the order stored, read afresh.

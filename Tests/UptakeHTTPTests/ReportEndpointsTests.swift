@@ -154,13 +154,6 @@ struct ReportFixture {
   func get(_ path: String, query: [String: String] = [:]) -> Response {
     let head = RequestHead(
       method: "GET", path: path, query: query, headers: ["Authorization": "Bearer \(readKey)"])
-    switch router.handle(Request(head: head)) {
-    case .respond(let response):
-      return response
-    case .deferred(let start):
-      let answer = DeferredAnswer()
-      start { answer.set($0) }
-      return answer.wait()
-    }
+    return router.handle(Request(head: head)).response()
   }
 }
