@@ -17,9 +17,7 @@ struct ExportGroupingEndToEndTests {
   let days = Days()
 
   private func withEvents(_ body: (DaemonFixture) throws -> Void) throws {
-    let fixture = try DaemonFixture()
-    defer { fixture.tearDown() }
-    try fixture.post([
+    let events = [
       eventJSON(
         id: "1", action: "impression", appVersion: "1.10.0", installId: "i1",
         timestamp: days.time(-2, "10:00:00"), platform: "ios", osVersion: "17.4"),
@@ -38,8 +36,8 @@ struct ExportGroupingEndToEndTests {
       eventJSON(
         id: "6", action: "impression", appVersion: "1.9.0", installId: "i3",
         timestamp: days.time(-1, "12:00:00"), platform: "ios", osVersion: "17.10", test: true),
-    ])
-    try body(fixture)
+    ]
+    try DaemonFixture.with(posted: events, body)
   }
 
   private func export(_ fixture: DaemonFixture, _ extra: [String]) throws -> CommandResult {

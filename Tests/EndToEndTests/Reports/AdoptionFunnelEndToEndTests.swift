@@ -31,8 +31,6 @@ struct AdoptionFunnelEndToEndTests {
   let days = Days()
 
   private func withEvents(_ body: (DaemonFixture) throws -> Void) throws {
-    let fixture = try DaemonFixture()
-    defer { fixture.tearDown() }
     func event(
       _ id: String, _ day: Int64, _ clock: String, _ install: String, _ update: String,
       _ action: String, _ version: String, test: Bool? = nil
@@ -41,7 +39,7 @@ struct AdoptionFunnelEndToEndTests {
         id: id, updateId: update, action: action, appVersion: version, installId: install,
         timestamp: days.time(day, clock), test: test)
     }
-    try fixture.post([
+    let events = [
       event("e1", -2, "10:00:00", "i1", "u1", "impression", "1.0.0"),
       event("e2", -2, "10:00:00", "i2", "u1", "impression", "1.0.0"),
       event("e3", -2, "10:30:00", "i1", "u1", "download", "1.0.0"),
@@ -53,8 +51,8 @@ struct AdoptionFunnelEndToEndTests {
       event("e9", -1, "15:00:00", "i2", "u2", "later", "1.9.0"),
       event("e10", -1, "10:00:00", "i3", "u1", "later", "1.10.0"),
       event("e11", -1, "11:00:00", "i5", "u1", "impression", "1.9.0", test: true),
-    ])
-    try body(fixture)
+    ]
+    try DaemonFixture.with(posted: events, body)
   }
 
   private var range: String { "from=\(days.date(-2))&to=\(days.date(-1))" }

@@ -20,9 +20,7 @@ struct GroupedReportEndToEndTests {
   let days = Days()
 
   private func withEvents(_ body: (DaemonFixture) throws -> Void) throws {
-    let fixture = try DaemonFixture()
-    defer { fixture.tearDown() }
-    try fixture.post([
+    let events = [
       eventJSON(
         id: "1", action: "impression", appVersion: "1.10.0", installId: "i1",
         timestamp: days.time(-2, "10:15:00"), platform: "ios", osVersion: "17.4"),
@@ -41,8 +39,8 @@ struct GroupedReportEndToEndTests {
       eventJSON(
         id: "6", action: "ignore", appVersion: "2.0.0", installId: "i3",
         timestamp: days.time(-1, "09:40:00"), platform: "ios", osVersion: "17.10", test: true),
-    ])
-    try body(fixture)
+    ]
+    try DaemonFixture.with(posted: events, body)
   }
 
   private var range: String { "from=\(days.date(-2))&to=\(days.date(-1))" }

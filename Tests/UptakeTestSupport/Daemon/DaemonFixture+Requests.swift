@@ -2,6 +2,17 @@ import Foundation
 import Testing
 
 extension DaemonFixture {
+  /// Runs `body` on a new fixture whose daemon holds `events`, posted with
+  /// the ingest key, then tears the fixture down.
+  public static func with(posted events: [String], _ body: (DaemonFixture) throws -> Void)
+    throws
+  {
+    let fixture = try DaemonFixture()
+    defer { fixture.tearDown() }
+    try fixture.post(events)
+    try body(fixture)
+  }
+
   /// Posts `events` with the ingest key and requires every one accepted.
   public func post(_ events: [String]) throws {
     let response = try HTTPClient().postJSON(
