@@ -71,5 +71,9 @@ let package = Package(
     .testTarget(name: "EndToEndTests", dependencies: ["UptakeCore", "UptakeTestSupport"]),
     // Runs the built uptaked and uptake-example, which --build-tests builds beside it.
     .testTarget(name: "UptakeClientTests", dependencies: ["UptakeClient", "UptakeTestSupport"]),
+    // uptake's command line, parsed without running it: SwiftPM lets a test
+    // target import an executable target.
+    .testTarget(
+      name: "UptakeCLITests", dependencies: ["uptake", "UptakeCore", "UptakeTestSupport"]),
   ]
 )
