@@ -71,9 +71,10 @@ let package = Package(
     .testTarget(name: "EndToEndTests", dependencies: ["UptakeCore", "UptakeTestSupport"]),
     // Runs the built uptaked and uptake-example, which --build-tests builds beside it.
     .testTarget(name: "UptakeClientTests", dependencies: ["UptakeClient", "UptakeTestSupport"]),
-    // uptake's command line, parsed without running it: SwiftPM lets a test
-    // target import an executable target.
+    // The command lines of uptake and uptaked, parsed without running
+    // either: SwiftPM lets a test target import executable targets.
     .testTarget(
-      name: "UptakeCLITests", dependencies: ["uptake", "UptakeCore", "UptakeTestSupport"]),
+      name: "UptakeCLITests",
+      dependencies: ["uptake", "uptaked", "UptakeCore", "UptakeHTTP", "UptakeTestSupport"]),
   ]
 )
