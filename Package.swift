@@ -59,12 +59,22 @@ let package = Package(
       name: "EmbedSchema", capability: .buildTool(),
       dependencies: ["schema-embedder"]),
 
-    .testTarget(name: "UptakeCoreTests", dependencies: ["UptakeCore"]),
-    .testTarget(name: "UptakeStoreTests", dependencies: ["UptakeStore", "UptakeDataGen"]),
-    .testTarget(name: "UptakeHTTPTests", dependencies: ["UptakeHTTP"]),
+    // What the test targets share: scratch directories, the built programs
+    // and a daemon to run, an HTTP client, event JSON. Foundation only, so
+    // UptakeClientTests stays clear of the server's targets.
+    .target(name: "UptakeTestSupport", path: "Tests/UptakeTestSupport"),
+    .testTarget(name: "UptakeCoreTests", dependencies: ["UptakeCore", "UptakeTestSupport"]),
     .testTarget(
-      name: "EndToEndTests", dependencies: ["UptakeCore"]),
+      name: "UptakeStoreTests", dependencies: ["UptakeStore", "UptakeDataGen", "UptakeTestSupport"]),
+    .testTarget(name: "UptakeHTTPTests", dependencies: ["UptakeHTTP", "UptakeTestSupport"]),
+    // Runs the built uptaked and uptake, which --build-tests builds beside it.
+    .testTarget(name: "EndToEndTests", dependencies: ["UptakeCore", "UptakeTestSupport"]),
     // Runs the built uptaked and uptake-example, which --build-tests builds beside it.
-    .testTarget(name: "UptakeClientTests", dependencies: ["UptakeClient"]),
+    .testTarget(name: "UptakeClientTests", dependencies: ["UptakeClient", "UptakeTestSupport"]),
+    // The command lines of uptake and uptaked, parsed without running
+    // either: SwiftPM lets a test target import executable targets.
+    .testTarget(
+      name: "UptakeCLITests",
+      dependencies: ["uptake", "uptaked", "UptakeCore", "UptakeHTTP", "UptakeTestSupport"]),
   ]
 )

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import UptakeClient
+import UptakeTestSupport
 
 // `check()` fails open: whatever goes wrong, the app hears "no update" in
 // time. A stub server plays every kind of wrong answer; the real uptaked
@@ -16,7 +17,7 @@ struct CheckEndToEndTests {
 
   @Test("the check asks GET /v1/check with the install's facts and the ingest key")
   func request() async throws {
-    let directory = try TestDirectory()
+    let directory = try ScratchDirectory()
     defer { directory.remove() }
     let stub = try StubServer { _, _ in .respond(status: 200, body: CheckEndToEndTests.update) }
     defer { stub.stop() }
@@ -40,7 +41,7 @@ struct CheckEndToEndTests {
 
   @Test("an ETag is sent back as If-None-Match, and a 304 reuses the answer, after a relaunch too")
   func etag() async throws {
-    let directory = try TestDirectory()
+    let directory = try ScratchDirectory()
     defer { directory.remove() }
     let stub = try StubServer { request, _ in
       if request.headers["if-none-match"] == #""v1-abc""# { return .respond(status: 304) }
@@ -60,7 +61,7 @@ struct CheckEndToEndTests {
 
   @Test("a 304 without a cached answer is no update")
   func notModifiedWithoutCache() async throws {
-    let directory = try TestDirectory()
+    let directory = try ScratchDirectory()
     defer { directory.remove() }
     let stub = try StubServer { _, _ in .respond(status: 304) }
     defer { stub.stop() }
@@ -76,7 +77,7 @@ struct CheckEndToEndTests {
       (401, #"{"error":{"code":"unauthorized","message":"x"}}"#), (503, ""),
     ])
   func garbage(status: Int, body: String) async throws {
-    let directory = try TestDirectory()
+    let directory = try ScratchDirectory()
     defer { directory.remove() }
     let stub = try StubServer { _, _ in .respond(status: status, body: body) }
     defer { stub.stop() }
@@ -86,7 +87,7 @@ struct CheckEndToEndTests {
 
   @Test("a server that never answers is no update; the client gives up at the check timeout")
   func hangingServer() async throws {
-    let directory = try TestDirectory()
+    let directory = try ScratchDirectory()
     defer { directory.remove() }
     let stub = try StubServer { _, _ in .hang }
     defer { stub.stop() }

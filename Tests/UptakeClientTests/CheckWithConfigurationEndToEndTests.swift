@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import UptakeClient
+import UptakeTestSupport
 
 /// `check()` against the real uptaked with a configuration loaded by the
 /// real `uptake updates put`: the whole loop a newcomer sees.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import UptakeClient
+import UptakeTestSupport
 
 // The queue and its delivery against the real uptaked: the server's own
 // counts prove that every recorded event is stored once, whatever happened
@@ -24,7 +25,7 @@ struct DeliveryEndToEndTests {
     #expect(failed.remaining == 3)
     #expect(client.stats.pending == 3)
 
-    try daemon.start()
+    try daemon.restart(samePort: true)
     let delivered = await client.flush()
     #expect(delivered.requests == 1)
     #expect(delivered.remaining == 0)
@@ -158,7 +159,7 @@ struct DeliveryEndToEndTests {
 
   @Test("400 and 413 discard the batch after one try", arguments: [400, 413])
   func refusedIsNotRetried(status: Int) async throws {
-    let directory = try TestDirectory()
+    let directory = try ScratchDirectory()
     defer { directory.remove() }
     let stub = try StubServer { _, _ in
       .respond(
@@ -208,7 +209,7 @@ struct DeliveryEndToEndTests {
 
   @Test("a Retry-After longer than a flush waits ends the flush and holds the next one")
   func longRetryAfterHoldsFlushes() async throws {
-    let directory = try TestDirectory()
+    let directory = try ScratchDirectory()
     defer { directory.remove() }
     let stub = try StubServer { _, _ in .respond(status: 503, headers: ["Retry-After": "3600"]) }
     defer { stub.stop() }
@@ -276,7 +277,7 @@ struct DeliveryEndToEndTests {
 
   @Test("every event carries the contract's fields, and record refuses a bad updateId")
   func eventFields() async throws {
-    let directory = try TestDirectory()
+    let directory = try ScratchDirectory()
     defer { directory.remove() }
     let stub = try StubServer { _, _ in
       .respond(status: 200, body: #"{"accepted":2,"duplicates":0,"rejected":[]}"#)

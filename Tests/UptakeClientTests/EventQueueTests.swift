@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UptakeTestSupport
 
 @testable import UptakeClient
 
@@ -15,13 +16,13 @@ struct EventQueueTests {
     queue.oldest(limit: 1000, maxBytes: .max).map(\.id)
   }
 
-  private func files(_ directory: TestDirectory) throws -> [String] {
+  private func files(_ directory: ScratchDirectory) throws -> [String] {
     try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted()
   }
 
   @Test("appends fill segments in turn and read back in order")
   func segments() throws {
-    let directory = try TestDirectory()
+    let directory = try ScratchDirectory()
     defer { directory.remove() }
     do {
       let queue = try EventQueue(directory: directory.url, capacity: 100, segmentCapacity: 2)
@@ -34,7 +35,7 @@ struct EventQueueTests {
 
   @Test("removing a prefix unlinks emptied segments and rewrites the one cut in two")
   func removePrefix() throws {
-    let directory = try TestDirectory()
+    let directory = try ScratchDirectory()
     defer { directory.remove() }
     do {
       let queue = try EventQueue(directory: directory.url, capacity: 100, segmentCapacity: 2)
@@ -53,7 +54,7 @@ struct EventQueueTests {
 
   @Test("a new process goes on filling the last segment when it ends in a whole line")
   func lastSegmentContinued() throws {
-    let directory = try TestDirectory()
+    let directory = try ScratchDirectory()
     defer { directory.remove() }
     do {
       let queue = try EventQueue(directory: directory.url, capacity: 100, segmentCapacity: 3)
@@ -71,7 +72,7 @@ struct EventQueueTests {
 
   @Test("a new process never appends after a torn line")
   func newSegmentPerProcess() throws {
-    let directory = try TestDirectory()
+    let directory = try ScratchDirectory()
     defer { directory.remove() }
     do {
       let queue = try EventQueue(directory: directory.url, capacity: 100, segmentCapacity: 10)
@@ -94,7 +95,7 @@ struct EventQueueTests {
 
   @Test("past its capacity the queue drops the oldest and counts them")
   func capacity() throws {
-    let directory = try TestDirectory()
+    let directory = try ScratchDirectory()
     defer { directory.remove() }
     let queue = try EventQueue(directory: directory.url, capacity: 3, segmentCapacity: 2)
     for number in 1...7 { queue.append(id: event(number).id, json: event(number).json) }
@@ -106,7 +107,7 @@ struct EventQueueTests {
 
   @Test("a batch stops before its byte limit, but always holds one event")
   func batchBytes() throws {
-    let directory = try TestDirectory()
+    let directory = try ScratchDirectory()
     defer { directory.remove() }
     let queue = try EventQueue(directory: directory.url, capacity: 100, segmentCapacity: 10)
     for number in 1...4 { queue.append(id: event(number).id, json: event(number).json) }

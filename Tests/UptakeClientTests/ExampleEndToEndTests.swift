@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UptakeTestSupport
 
 // The example a newcomer runs first: its help, and the whole loop against a
 // real uptaked.
@@ -39,43 +40,24 @@ private let usage = """
 
 @Suite("uptake-example plays an app against uptaked", .serialized, .timeLimit(.minutes(3)))
 struct ExampleEndToEndTests {
-  private func example(_ arguments: [String]) throws -> (
-    status: Int32, output: String, errors: String
-  ) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: try BuiltProgram.path("uptake-example"))
-    process.arguments = arguments
-    var environment = ProcessInfo.processInfo.environment
-    environment["UPTAKE_URL"] = nil
-    environment["UPTAKE_INGEST_KEY"] = nil
-    process.environment = environment
-    let output = Pipe()
-    let errors = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    try process.run()
-    // Small outputs: both fit the pipes' buffers while the example runs.
-    process.waitUntilExit()
-    return (
-      process.terminationStatus,
-      String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
-      String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    )
+  private func example(_ arguments: [String]) throws -> CommandResult {
+    try run(BuiltProgram.path("uptake-example"), arguments)
   }
 
   @Test("--help prints the usage and exits 0; a usage error exits 64 with it")
   func help() throws {
     let help = try example(["--help"])
     #expect(help.status == 0)
-    #expect(help.output == usage)
+    #expect(help.standardOutput == usage)
     let wrong = try example(["--key", "k", "--action", "impression"])
     #expect(wrong.status == 64)
     #expect(
-      wrong.errors
+      wrong.standardError
         == "uptake-example: --action: expected download, later or ignore, got impression\n\n"
         + usage)
     #expect(
-      try example([]).errors.hasPrefix("uptake-example: --key (or UPTAKE_INGEST_KEY) is required\n")
+      try example([]).standardError.hasPrefix(
+        "uptake-example: --key (or UPTAKE_INGEST_KEY) is required\n")
     )
   }
 
@@ -89,13 +71,13 @@ struct ExampleEndToEndTests {
       scene.directory.appending("app").path, "--update-id", "example-1", "--action", "later",
     ]
     let run = try example(arguments)
-    #expect(run.status == 0, "\(run.errors)")
+    #expect(run.status == 0, "\(run.standardError)")
     let installId = try String(
       contentsOf: scene.directory.appending("app/install-id"), encoding: .utf8
     )
     .trimmingCharacters(in: .whitespacesAndNewlines)
     #expect(
-      run.output == """
+      run.standardOutput == """
         install \(installId), app 1.0.0 on ios
         check: no update; showing update example-1 as --update-id asks
         +-------------------------------+
@@ -113,11 +95,11 @@ struct ExampleEndToEndTests {
     // With uptaked gone the events stay queued (exit 69) until `flush`.
     daemon.stop()
     #expect(try example(arguments).status == 69)
-    try daemon.start()
+    try daemon.restart(samePort: true)
     let flush = try example(["flush"] + arguments.prefix(6))
     #expect(flush.status == 0)
     #expect(
-      flush.output
+      flush.standardOutput
         == "flush: 1 request(s), 2 delivered, 0 duplicate(s), 0 refused, 0 still queued\n")
     #expect(try daemon.events("example-1", "impression") == 2)
   }

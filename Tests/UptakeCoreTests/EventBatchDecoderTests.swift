@@ -1,4 +1,5 @@
 import Testing
+import UptakeTestSupport
 
 @testable import UptakeCore
 
@@ -35,10 +36,6 @@ private func tooLargeIndex(_ result: Result<DecodedBatch, BatchDecodingError>) -
   return index
 }
 
-private func batch(of events: [String]) -> String {
-  "{\"events\":[\(events.joined(separator: ","))]}"
-}
-
 @Suite struct EventBatchDecoderTests {
   @Test func acceptsAValidBatch() throws {
     let body = """
@@ -59,7 +56,7 @@ private func batch(of events: [String]) -> String {
   }
 
   @Test func rejectsEventsAloneAndKeepsTheRest() throws {
-    let body = batch(of: [
+    let body = batchJSON([
       valid,
       #"{"updateId":"u1","action":"clicked","appVersion":"2.0"}"#,
       valid,
@@ -80,7 +77,7 @@ private func batch(of events: [String]) -> String {
   }
 
   @Test func allEventsMayBeRejected() throws {
-    let batch = try decode(batch(of: ["1", "null"])).get()
+    let batch = try decode(batchJSON(["1", "null"])).get()
     #expect(batch.events == [])
     #expect(batch.eventIndexes == [])
     #expect(batch.rejected.map(\.index) == [0, 1])
@@ -137,22 +134,22 @@ private func batch(of events: [String]) -> String {
   }
 
   @Test func oneThousandEventsButNotMore() throws {
-    let thousand = batch(of: Array(repeating: valid, count: 1000))
+    let thousand = batchJSON(Array(repeating: valid, count: 1000))
     #expect(try decode(thousand).get().events.count == 1000)
     #expect(
-      badRequest(batch(of: Array(repeating: valid, count: 1001)))
+      badRequest(batchJSON(Array(repeating: valid, count: 1001)))
         == "\"events\" must hold 1 to 1000 events, not more")
   }
 
   @Test func batchSizeFollowsTheLimits() {
     var limits = IngestLimits()
     limits.maxEventsPerBatch = 2
-    guard case .failure(.badRequest) = decode(batch(of: [valid, valid, valid]), limits: limits)
+    guard case .failure(.badRequest) = decode(batchJSON([valid, valid, valid]), limits: limits)
     else {
       Issue.record("three events passed a limit of two")
       return
     }
-    #expect((try? decode(batch(of: [valid, valid]), limits: limits).get())?.total == 2)
+    #expect((try? decode(batchJSON([valid, valid]), limits: limits).get())?.total == 2)
   }
 
   @Test func invalidUTF8InAnEvent() {
@@ -171,8 +168,8 @@ private func batch(of events: [String]) -> String {
   }
 
   @Test func trailingDataAfterTheObject() {
-    #expect(badRequest(batch(of: [valid]) + " {}") != nil)
-    #expect((try? decode(batch(of: [valid]) + " \r\n\t").get())?.total == 1)
+    #expect(badRequest(batchJSON([valid]) + " {}") != nil)
+    #expect((try? decode(batchJSON([valid]) + " \r\n\t").get())?.total == 1)
   }
 
   /// An event whose JSON text is exactly `size` bytes.
@@ -184,9 +181,9 @@ private func batch(of events: [String]) -> String {
 
   @Test func anEventOverThirtyTwoKiBFailsTheWholeRequest() {
     #expect(event(ofSize: 32 * 1024).utf8.count == 32 * 1024)
-    let atLimit = batch(of: [valid, event(ofSize: 32 * 1024)])
+    let atLimit = batchJSON([valid, event(ofSize: 32 * 1024)])
     #expect((try? decode(atLimit).get())?.events.count == 2)
-    let over = batch(of: [valid, valid, event(ofSize: 32 * 1024 + 1), valid])
+    let over = batchJSON([valid, valid, event(ofSize: 32 * 1024 + 1), valid])
     #expect(tooLargeIndex(decode(over)) == 2)
   }
 
@@ -198,7 +195,7 @@ private func batch(of events: [String]) -> String {
 
   @Test func rejectedEventsAreMeasuredToo() {
     let big = "[\"\(String(repeating: "y", count: 40_000))\"]"
-    #expect(tooLargeIndex(decode(batch(of: [big]))) == 0)
+    #expect(tooLargeIndex(decode(batchJSON([big]))) == 0)
   }
 
   @Test func nestingIsLimitedAcrossTheWholeBody() throws {
@@ -208,8 +205,8 @@ private func batch(of events: [String]) -> String {
       let inner = String(repeating: "[", count: levels) + String(repeating: "]", count: levels)
       return #"{"updateId":"u1","action":"later","appVersion":"2.0","x":\#(inner)}"#
     }
-    #expect(try decode(batch(of: [nested(29)])).get().events.count == 1)
-    let tooDeep = batch(of: [nested(30)])
+    #expect(try decode(batchJSON([nested(29)])).get().events.count == 1)
+    let tooDeep = batchJSON([nested(30)])
     // The error is at the last of the 30 inner brackets, the 33rd level,
     // which the 30 closing brackets and "}]}" follow.
     let offset = tooDeep.utf8.count - 3 - 30 - 1
@@ -222,7 +219,7 @@ private func batch(of events: [String]) -> String {
   }
 
   @Test func rawBufferEntryPoint() throws {
-    let bytes = Array(batch(of: [valid, "{}"]).utf8)
+    let bytes = Array(batchJSON([valid, "{}"]).utf8)
     let batch = try bytes.withUnsafeBytes { raw in
       Result { () throws(BatchDecodingError) in
         try EventBatchDecoder().decode(raw, receivedAtMs: now)
@@ -233,7 +230,7 @@ private func batch(of events: [String]) -> String {
   }
 
   @Test func eventsWithoutATimestampGetTheReceiveTime() throws {
-    let body = Array(batch(of: [valid]).utf8)
+    let body = Array(batchJSON([valid]).utf8)
     let batch = try EventBatchDecoder().decode(body, receivedAtMs: 1234)
     #expect(batch.events.map(\.timestampMs) == [1234])
   }

@@ -34,19 +34,16 @@ private struct CheckFixture {
   let readKey: String
 
   static func with(_ body: (CheckFixture) throws -> Void) throws {
-    let scratch = try ScratchDirectory()
-    defer { scratch.remove() }
-    let database = try scratch.openDatabase()
-    let keys = try AppRegistry.add("shop", in: database, nowMs: 0)
-    let app = try #require(try AppRegistry.find("shop", in: database))
+    let shop = try ShopDatabase()
+    defer { shop.remove() }
     let configuration = try UpdateConfigurationDecoder.decode(Array(configurationText.utf8)).get()
-    try UpdateConfigStore.put(configuration, appNo: app.appNo, in: database, nowMs: 0)
+    try UpdateConfigStore.put(configuration, appNo: shop.appNo, in: shop.database, nowMs: 0)
     let configurations = try UpdateConfigDirectory(
-      database: try Database(path: scratch.databasePath), compile: CheckAnswers.compile)
+      database: try Database(path: shop.databasePath), compile: CheckAnswers.compile)
     let router = Router(
-      routes: CheckHandlers(configurations: configurations).routes,
-      keys: try KeyDirectory(database: try Database(path: scratch.databasePath)))
-    try body(CheckFixture(router: router, ingestKey: keys.ingestKey, readKey: keys.readKey))
+      routes: CheckHandlers(configurations: configurations).routes, keys: try shop.keyDirectory())
+    try body(
+      CheckFixture(router: router, ingestKey: shop.keys.ingestKey, readKey: shop.keys.readKey))
   }
 
   func get(

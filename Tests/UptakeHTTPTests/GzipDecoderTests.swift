@@ -1,5 +1,6 @@
 import Testing
 import UptakeHTTP
+import UptakeTestSupport
 
 @Suite("GzipDecoder: gzip bodies, inflated with a hard cap")
 struct GzipDecoderTests {

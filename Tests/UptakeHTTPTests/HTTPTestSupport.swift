@@ -3,59 +3,35 @@ import Testing
 import UptakeCore
 import UptakeHTTP
 import UptakeStore
+import UptakeTestSupport
 
-/// A directory of one test's own, holding its database; `remove()` deletes it.
-final class ScratchDirectory {
-  let url: URL
+/// What every handler test starts from: a migrated database with the app
+/// "shop", in a scratch directory of its own; `remove()` deletes it.
+struct ShopDatabase {
+  let scratch: ScratchDirectory
+  let database: Database
+  let keys: NewAppKeys
+  let appNo: Int64
 
   init() throws {
-    url = FileManager.default.temporaryDirectory
-      .appendingPathComponent("uptake-http-tests-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    scratch = try ScratchDirectory()
+    database = try Database(path: scratch.databasePath)
+    try Migrator.migrate(database)
+    keys = try AppRegistry.add("shop", in: database, nowMs: 0)
+    appNo = try #require(try AppRegistry.find("shop", in: database)).appNo
   }
 
-  func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+  var databasePath: String { scratch.databasePath }
 
-  var databasePath: String { path("uptake.db") }
-
-  /// A new connection to the test's database, migrated.
-  func openDatabase() throws -> Database {
-    let database = try Database(path: databasePath)
-    try Migrator.migrate(database)
-    return database
+  /// The keys as a router checks them, over a connection of its own as in
+  /// the server.
+  func keyDirectory() throws -> KeyDirectory {
+    try KeyDirectory(database: try Database(path: databasePath))
   }
 
   func remove() {
-    try? FileManager.default.removeItem(at: url)
+    scratch.remove()
   }
-}
-
-/// Compresses `bytes` with the system's gzip, as a client library would.
-func gzip(_ bytes: [UInt8]) throws -> [UInt8] {
-  let input = FileManager.default.temporaryDirectory
-    .appendingPathComponent("uptake-gzip-input-\(UUID().uuidString)")
-  try Data(bytes).write(to: input)
-  defer { try? FileManager.default.removeItem(at: input) }
-  return try run("/bin/gzip", ["-c", "-n", input.path])
-}
-
-/// `count` zero bytes, gzip-compressed (about 1 KB per MB): a "zip bomb".
-func gzippedZeros(count: Int) throws -> [UInt8] {
-  try run("/bin/sh", ["-c", "head -c \(count) /dev/zero | /bin/gzip -c -n"])
-}
-
-/// Runs a program and returns its standard output; fails on a non-zero exit.
-private func run(_ executable: String, _ arguments: [String]) throws -> [UInt8] {
-  let process = Process()
-  process.executableURL = URL(fileURLWithPath: executable)
-  process.arguments = arguments
-  let output = Pipe()
-  process.standardOutput = output
-  try process.run()
-  let data = output.fileHandleForReading.readDataToEndOfFile()
-  process.waitUntilExit()
-  try #require(process.terminationStatus == 0, "\(executable) \(arguments) failed")
-  return Array(data)
 }
 
 extension HandlerOutcome {
@@ -64,6 +40,18 @@ extension HandlerOutcome {
     if case .respond(let response) = self { return response }
     return nil
   }
+
+  /// The response, at once or, for a deferred one, when it is given.
+  func response() -> Response {
+    switch self {
+    case .respond(let response):
+      return response
+    case .deferred(let start):
+      let answer = DeferredAnswer()
+      start { answer.set($0) }
+      return answer.wait()
+    }
+  }
 }
 
 extension Response {
@@ -71,7 +59,7 @@ extension Response {
 }
 
 /// A response given later, from another thread.
-final class DeferredAnswer: @unchecked Sendable {
+private final class DeferredAnswer: @unchecked Sendable {
   private let lock = NSLock()
   private let arrived = DispatchSemaphore(value: 0)
   private var response: Response?

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import UptakeCore
 import UptakeStore
+import UptakeTestSupport
 
 @testable import UptakeHTTP
 
@@ -144,12 +145,9 @@ struct IngestFixture {
   let databasePath: String
 
   static func with(_ body: (IngestFixture) throws -> Void) throws {
-    let scratch = try ScratchDirectory()
-    defer { scratch.remove() }
-    let database = try scratch.openDatabase()
-    let keys = try AppRegistry.add("shop", in: database, nowMs: 0)
-    let directory = try KeyDirectory(database: try Database(path: scratch.databasePath))
-    let writer = try BatchWriter(database: database)
+    let shop = try ShopDatabase()
+    defer { shop.remove() }
+    let writer = try BatchWriter(database: shop.database)
     writer.start()
     defer { writer.stop() }
     let handler = IngestHandler(
@@ -157,8 +155,8 @@ struct IngestFixture {
       clock: { Int64(Date().timeIntervalSince1970 * 1000) })
     try body(
       IngestFixture(
-        router: Router(routes: [handler.route], keys: directory), writer: writer,
-        ingestKey: keys.ingestKey, databasePath: scratch.databasePath))
+        router: Router(routes: [handler.route], keys: try shop.keyDirectory()), writer: writer,
+        ingestKey: shop.keys.ingestKey, databasePath: shop.databasePath))
   }
 
   /// Posts `body` as JSON with the ingest key; waits for a deferred answer.
@@ -168,14 +166,7 @@ struct IngestFixture {
     headers["Content-Type"] = "application/json"
     let request = Request(
       head: RequestHead(method: "POST", path: "/v1/events", headers: headers), body: body)
-    switch router.handle(request) {
-    case .respond(let response):
-      return response
-    case .deferred(let start):
-      let answer = DeferredAnswer()
-      start { answer.set($0) }
-      return answer.wait()
-    }
+    return router.handle(request).response()
   }
 
   /// The update ids of stored events, in the order stored, read afresh.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UptakeTestSupport
 
 @testable import UptakeHTTP
 
@@ -48,11 +49,9 @@ struct OpenAPIRoutesTests {
   /// "METHOD /path" of every operation in the document, with the security
   /// schemes it accepts (empty: open).
   static func documentedOperations() throws -> [String: Set<String>] {
-    let url = URL(fileURLWithPath: #filePath)
-      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-      .appendingPathComponent("schema/openapi.json")
     let root = try #require(
-      try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+      try JSONSerialization.jsonObject(with: Data(contentsOf: packageFile("schema/openapi.json")))
+        as? [String: Any])
     let paths = try #require(root["paths"] as? [String: [String: Any]])
     let methods: Set<String> = [
       "get", "put", "post", "delete", "options", "head", "patch", "trace",

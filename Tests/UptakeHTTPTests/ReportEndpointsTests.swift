@@ -122,16 +122,13 @@ struct ReportFixture {
   let readKey: String
 
   static func with(_ body: (ReportFixture) throws -> Void) throws {
-    let scratch = try ScratchDirectory()
-    defer { scratch.remove() }
-    let database = try scratch.openDatabase()
-    let keys = try AppRegistry.add("shop", in: database, nowMs: 0)
-    let app = try #require(try AppRegistry.find("shop", in: database))
-    let inserter = EventInserter(database: database)
+    let shop = try ShopDatabase()
+    defer { shop.remove() }
+    let inserter = EventInserter(database: shop.database)
     let hour: Int64 = 3_600_000
     _ = try inserter.insert([
       EventBatch(
-        appNo: app.appNo,
+        appNo: shop.appNo,
         events: [
           Event(
             id: "1", updateId: "u1", action: .impression, appVersion: "1.0", installId: "i1",
@@ -145,25 +142,18 @@ struct ReportFixture {
         ], receivedAtMs: nowMs)
     ])
     let handlers = ReportHandlers(
-      pool: try ConnectionPool(path: scratch.databasePath, size: 1), clock: { nowMs },
+      pool: try ConnectionPool(path: shop.databasePath, size: 1), clock: { nowMs },
       workers: ReportWorkers(concurrency: 1))
-    let directory = try KeyDirectory(database: try Database(path: scratch.databasePath))
     try body(
-      ReportFixture(router: Router(routes: handlers.routes, keys: directory), readKey: keys.readKey)
-    )
+      ReportFixture(
+        router: Router(routes: handlers.routes, keys: try shop.keyDirectory()),
+        readKey: shop.keys.readKey))
   }
 
   /// GETs `path` with the read key.
   func get(_ path: String, query: [String: String] = [:]) -> Response {
     let head = RequestHead(
       method: "GET", path: path, query: query, headers: ["Authorization": "Bearer \(readKey)"])
-    switch router.handle(Request(head: head)) {
-    case .respond(let response):
-      return response
-    case .deferred(let start):
-      let answer = DeferredAnswer()
-      start { answer.set($0) }
-      return answer.wait()
-    }
+    return router.handle(Request(head: head)).response()
   }
 }

@@ -159,11 +159,8 @@ struct RouterFixture {
   let keys: NewAppKeys
 
   static func with(_ body: (RouterFixture) throws -> Void) throws {
-    let scratch = try ScratchDirectory()
-    defer { scratch.remove() }
-    let database = try scratch.openDatabase()
-    let keys = try AppRegistry.add("shop", in: database, nowMs: 0)
-    let directory = try KeyDirectory(database: try Database(path: scratch.databasePath))
+    let shop = try ShopDatabase()
+    defer { shop.remove() }
     let echo: Handler = { request in
       var text = "\(request.method) \(request.path) app=\(request.app?.appId ?? "-")"
       if !request.pathParameters.isEmpty {
@@ -180,7 +177,8 @@ struct RouterFixture {
         "POST", "/v1/refused", access: .ingestKey,
         admit: { _ in .unsupportedMediaType("refused by admit") }, handler: echo),
     ]
-    try body(RouterFixture(router: Router(routes: routes, keys: directory), keys: keys))
+    try body(
+      RouterFixture(router: Router(routes: routes, keys: try shop.keyDirectory()), keys: shop.keys))
   }
 
   /// Sends a request with the key as a Bearer token, when one is given.

@@ -2,6 +2,7 @@ import Testing
 import UptakeCore
 import UptakeHTTP
 import UptakeStore
+import UptakeTestSupport
 
 @Suite("Service: the writer runs with the limits it was configured with")
 struct ServiceConfigurationTests {

@@ -1,34 +1,16 @@
 import Foundation
 import Testing
 import UptakeCore
+import UptakeTestSupport
 
 @testable import UptakeStore
 
-/// A directory of one test's own, holding its database; `remove()` deletes it.
-final class ScratchDirectory {
-  let url: URL
-
-  init() throws {
-    url = FileManager.default.temporaryDirectory
-      .appendingPathComponent("uptake-store-tests-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-  }
-
-  /// The path of `name` inside the directory.
-  func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-
-  /// The test's database file.
-  var databasePath: String { path("uptake.db") }
-
+extension ScratchDirectory {
   /// A new connection to the test's database, migrated.
   func openDatabase() throws -> Database {
     let database = try Database(path: databasePath)
     try Migrator.migrate(database)
     return database
-  }
-
-  func remove() {
-    try? FileManager.default.removeItem(at: url)
   }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UptakeTestSupport
 
 @Suite("uptake CLI beside a running daemon", .timeLimit(.minutes(1)))
 struct CLIEndToEndTests {

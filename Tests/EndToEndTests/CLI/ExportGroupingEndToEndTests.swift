@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UptakeTestSupport
 
 /// `uptake export --group-by` and `--test` over events posted through the
 /// real daemon on the two days before today (D2, D1):
@@ -16,29 +17,27 @@ struct ExportGroupingEndToEndTests {
   let days = Days()
 
   private func withEvents(_ body: (DaemonFixture) throws -> Void) throws {
-    let fixture = try DaemonFixture()
-    defer { fixture.tearDown() }
-    try fixture.post([
-      fullEventJSON(
+    let events = [
+      eventJSON(
         id: "1", action: "impression", appVersion: "1.10.0", installId: "i1",
         timestamp: days.time(-2, "10:00:00"), platform: "ios", osVersion: "17.4"),
-      fullEventJSON(
+      eventJSON(
         id: "2", action: "impression", appVersion: "1.9.0", installId: "i2",
         timestamp: days.time(-2, "11:00:00"), platform: "android", osVersion: "14"),
-      fullEventJSON(
+      eventJSON(
         id: "3", action: "download", appVersion: "1.9.0", installId: "i2",
         timestamp: days.time(-1, "09:00:00"), platform: "android", osVersion: "14"),
-      fullEventJSON(
+      eventJSON(
         id: "4", updateId: "u2", action: "later", appVersion: "2.0.0",
         timestamp: days.time(-1, "10:00:00")),
-      fullEventJSON(
+      eventJSON(
         id: "5", action: "ignore", appVersion: "1.9.0", installId: "i3",
         timestamp: days.time(-1, "11:00:00"), platform: "ios", osVersion: "17.10", test: true),
-      fullEventJSON(
+      eventJSON(
         id: "6", action: "impression", appVersion: "1.9.0", installId: "i3",
         timestamp: days.time(-1, "12:00:00"), platform: "ios", osVersion: "17.10", test: true),
-    ])
-    try body(fixture)
+    ]
+    try DaemonFixture.with(posted: events, body)
   }
 
   private func export(_ fixture: DaemonFixture, _ extra: [String]) throws -> CommandResult {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UptakeTestSupport
 
 @Suite("uptake import: NDJSON events with ingest's rules", .timeLimit(.minutes(2)))
 struct ImportEndToEndTests {
@@ -24,13 +25,13 @@ struct ImportEndToEndTests {
       let file = scratch.path("events.ndjson")
       try write(
         [
-          fullEventJSON(id: "a1", installId: "i1", timestamp: days.time(-1, "10:00:00")),
-          fullEventJSON(id: "a2", action: "download", installId: "i1"),
+          eventJSON(id: "a1", installId: "i1", timestamp: days.time(-1, "10:00:00")),
+          eventJSON(id: "a2", action: "download", installId: "i1"),
           "",
           "not json",
-          fullEventJSON(id: "a1", installId: "i1", timestamp: days.time(-1, "10:00:00")),
-          fullEventJSON(id: "a3", action: "clicked"),
-          fullEventJSON(action: "later", installId: "i2"),
+          eventJSON(id: "a1", installId: "i1", timestamp: days.time(-1, "10:00:00")),
+          eventJSON(id: "a3", action: "clicked"),
+          eventJSON(action: "later", installId: "i2"),
           "   \t",
           #"{"id":"a4","updateId":782000001589015,"action":"ignore","appVersion":"2.0"}"#,
           "[1,2]",
@@ -60,7 +61,7 @@ struct ImportEndToEndTests {
       let file = scratch.path("events.ndjson")
       // Long enough to span several transactions and several 1 MiB reads.
       let lines = (0..<12_345).map { index in
-        fullEventJSON(
+        eventJSON(
           id: "event-\(index)-\(String(repeating: "x", count: 40))", updateId: "u\(index % 3)",
           action: index % 2 == 0 ? "impression" : "later", installId: "install-\(index % 500)",
           platform: "ios", osVersion: "17.4")
@@ -89,8 +90,8 @@ struct ImportEndToEndTests {
   func standardInput() throws {
     try withDatabase { (scratch) throws in
       let input =
-        "\u{FEFF}" + fullEventJSON(id: "s1") + "\r\n" + fullEventJSON(id: "s2") + "\r\n\r\n"
-        + fullEventJSON(id: "s3")
+        "\u{FEFF}" + eventJSON(id: "s1") + "\r\n" + eventJSON(id: "s2") + "\r\n\r\n"
+        + eventJSON(id: "s3")
 
       let result = try uptake(
         ["import", "--app", "default", "-", "--db", scratch.databasePath], input: Data(input.utf8))
@@ -105,9 +106,9 @@ struct ImportEndToEndTests {
   func overlongLine() throws {
     try withDatabase { (scratch) throws in
       let file = scratch.path("events.ndjson")
-      let huge = fullEventJSON(id: "huge", installId: String(repeating: "h", count: 40_000))
+      let huge = eventJSON(id: "huge", installId: String(repeating: "h", count: 40_000))
       try write(
-        [fullEventJSON(id: "l1"), huge, fullEventJSON(id: "l3")].joined(separator: "\n"),
+        [eventJSON(id: "l1"), huge, eventJSON(id: "l3")].joined(separator: "\n"),
         to: file)
 
       let result = try uptake(["import", "--app", "default", file, "--db", scratch.databasePath])
@@ -122,7 +123,7 @@ struct ImportEndToEndTests {
   func manyRejections() throws {
     try withDatabase { (scratch) throws in
       let file = scratch.path("events.ndjson")
-      let lines = (1...25).map { fullEventJSON(id: "r\($0)", appVersion: $0 == 7 ? "1.0" : "") }
+      let lines = (1...25).map { eventJSON(id: "r\($0)", appVersion: $0 == 7 ? "1.0" : "") }
       try write(lines.joined(separator: "\n") + "\n", to: file)
 
       let result = try uptake(["import", "--app", "default", file, "--db", scratch.databasePath])
@@ -143,10 +144,10 @@ struct ImportEndToEndTests {
       let file = scratch.path("events.ndjson")
       try write(
         [
-          fullEventJSON(id: "t1", timestamp: days.time(-89, "12:00:00")),
-          fullEventJSON(id: "t2", timestamp: days.time(-91, "12:00:00")),
-          fullEventJSON(id: "t3", timestamp: days.time(2, "12:00:00")),
-          fullEventJSON(id: "t4", timestamp: "yesterday"),
+          eventJSON(id: "t1", timestamp: days.time(-89, "12:00:00")),
+          eventJSON(id: "t2", timestamp: days.time(-91, "12:00:00")),
+          eventJSON(id: "t3", timestamp: days.time(2, "12:00:00")),
+          eventJSON(id: "t4", timestamp: "yesterday"),
         ].joined(separator: "\n") + "\n", to: file)
 
       let result = try uptake(["import", "--app", "default", file, "--db", scratch.databasePath])
@@ -166,13 +167,13 @@ struct ImportEndToEndTests {
     let fixture = try DaemonFixture()
     defer { fixture.tearDown() }
     try fixture.post([
-      fullEventJSON(id: "posted", installId: "i1", timestamp: days.time(-1, "08:00:00"))
+      eventJSON(id: "posted", installId: "i1", timestamp: days.time(-1, "08:00:00"))
     ])
     let file = fixture.scratch.path("events.ndjson")
     try write(
       [
-        fullEventJSON(id: "posted", installId: "i1", timestamp: days.time(-1, "08:00:00")),
-        fullEventJSON(
+        eventJSON(id: "posted", installId: "i1", timestamp: days.time(-1, "08:00:00")),
+        eventJSON(
           id: "imported", action: "download", installId: "i1", timestamp: days.time(-1, "09:00:00")),
       ].joined(separator: "\n") + "\n", to: file)
 
@@ -181,7 +182,7 @@ struct ImportEndToEndTests {
       "/v1/report?from=\(days.date(-1))&to=\(days.date(-1))&groupBy=action&format=csv")
     let afterwards = try HTTPClient().postJSON(
       fixture.daemon.url("/v1/events"), key: fixture.ingestKey,
-      batchJSON([fullEventJSON(id: "imported"), fullEventJSON(id: "new")]))
+      batchJSON([eventJSON(id: "imported"), eventJSON(id: "new")]))
 
     #expect(result.status == 0, "\(result.standardError)")
     #expect(result.standardOutput == "accepted 1, duplicates 1, rejected 0\n")
@@ -195,7 +196,7 @@ struct ImportEndToEndTests {
   func exitCodes() throws {
     try withDatabase { (scratch) throws in
       let file = scratch.path("events.ndjson")
-      try write(fullEventJSON(id: "x") + "\n", to: file)
+      try write(eventJSON(id: "x") + "\n", to: file)
       let db = scratch.databasePath
 
       let unknownApp = try uptake(["import", "--app", "nope", file, "--db", db])

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UptakeTestSupport
 
 /// `uptake report` over events posted through the real daemon on the two days
 /// before today (D2, D1):
@@ -23,17 +24,15 @@ struct ReportCommandEndToEndTests {
   let days = Days()
 
   private func withEvents(_ body: (DaemonFixture) throws -> Void) throws {
-    let fixture = try DaemonFixture()
-    defer { fixture.tearDown() }
     func event(
       _ id: String, _ day: Int64, _ clock: String, _ update: String, _ action: String,
       _ install: String?, _ version: String = "1.0.0"
     ) -> String {
-      fullEventJSON(
+      eventJSON(
         id: id, updateId: update, action: action, appVersion: version, installId: install,
         timestamp: days.time(day, clock))
     }
-    try fixture.post([
+    let events = [
       event("e1", -2, "10:00:00", "u1", "impression", "i1"),
       event("e2", -2, "11:00:00", "u1", "impression", "i2"),
       event("e3", -2, "11:30:00", "u1", "impression", "i3"),
@@ -43,8 +42,8 @@ struct ReportCommandEndToEndTests {
       event("e7", -1, "10:00:00", "u1", "ignore", "i2"),
       event("e8", -1, "13:00:00", "u2", "ignore", "i1", "2.0.0"),
       event("e9", -1, "14:00:00", "u3", "impression", nil, "2.0.0"),
-    ])
-    try body(fixture)
+    ]
+    try DaemonFixture.with(posted: events, body)
   }
 
   private func report(_ fixture: DaemonFixture, _ extra: [String] = []) throws -> CommandResult {

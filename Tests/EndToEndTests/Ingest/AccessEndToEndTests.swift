@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UptakeTestSupport
 
 /// Who may do what: the ingest key ships in every copy of the app, so it
 /// must read nothing; the read key must write nothing; and no key of one app

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UptakeTestSupport
 
 @Suite("uptaked ingest over HTTP", .timeLimit(.minutes(1)))
 struct IngestEndToEndTests {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UptakeTestSupport
 
 /// Every whole-request failure of the contract's table that a client can
 /// cause, against one daemon; none of them may store anything.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UptakeTestSupport
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
@@ -25,7 +26,7 @@ struct LimitsEndToEndTests {
     let peakBefore = try peakResidentBytes(fixture.daemon.process.processIdentifier)
     let inflatedMiB =
       ProcessInfo.processInfo.environment["UPTAKE_TEST_BOMB_MIB"].flatMap { Int($0) } ?? 256
-    let bomb = try zeroBomb(mebibytes: inflatedMiB)
+    let bomb = Data(try gzippedZeros(count: inflatedMiB << 20))
     try #require(bomb.count < 1 << 20, "the bomb itself fits the 1 MiB body limit")
 
     let response = try client.postJSON(
@@ -182,12 +183,6 @@ func peakResidentBytes(_ pid: Int32) throws -> Int {
   let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") })
   let kibibytes = try #require(Int(line.split(separator: " ").dropFirst().first ?? ""))
   return kibibytes * 1024
-}
-
-/// A gzip stream of `mebibytes` MiB of zero bytes, made by the system's
-/// gzip at its best ratio (about 1000:1).
-func zeroBomb(mebibytes: Int) throws -> Data {
-  try standardOutput(of: "/bin/sh", ["-c", "head -c \(mebibytes)M /dev/zero | gzip -9 -c -n"])
 }
 
 @Suite("uptaked report time limit", .timeLimit(.minutes(1)))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UptakeTestSupport
 
 /// A thousand clients that connect and never finish a request must not slow
 /// down the ones that do: libmicrohttpd's thread pool serves each ready

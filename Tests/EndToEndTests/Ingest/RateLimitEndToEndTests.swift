@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UptakeTestSupport
 
 @Suite("uptaked rate limits", .timeLimit(.minutes(1)))
 struct RateLimitEndToEndTests {
@@ -71,15 +72,9 @@ struct RateLimitEndToEndTests {
   func badFlag() throws {
     let scratch = try ScratchDirectory()
     defer { scratch.remove() }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: try Binaries.path("uptaked"))
-    process.arguments = [
-      "--db", scratch.databasePath, "--listen", "127.0.0.1:0", "--rate-limit-per-key", "fast",
-    ]
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 64)
+    let result = try run(
+      BuiltProgram.path("uptaked"),
+      ["--db", scratch.databasePath, "--listen", "127.0.0.1:0", "--rate-limit-per-key", "fast"])
+    #expect(result.status == 64)
   }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UptakeTestSupport
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
@@ -35,9 +36,8 @@ struct CrashSafetyEndToEndTests {
   func killedWhilePosting() throws {
     let scratch = try ScratchDirectory()
     var starts = 1
-    var daemon = try CrashDaemon(
-      databasePath: scratch.databasePath, logPath: scratch.path("uptaked-1.log"),
-      firstStart: true)
+    var daemon = try Daemon(
+      databasePath: scratch.databasePath, logPath: scratch.path("uptaked-1.log"))
     var problems = 0
     // Kept for a post-mortem unless the test ran to its end without a problem.
     var keepScratch = true
@@ -92,9 +92,8 @@ struct CrashSafetyEndToEndTests {
       let acknowledgedEvents = acknowledged.count * crashBatchSize
 
       starts += 1
-      daemon = try CrashDaemon(
-        databasePath: scratch.databasePath, logPath: scratch.path("uptaked-\(starts).log"),
-        firstStart: false)
+      daemon = try Daemon(
+        databasePath: scratch.databasePath, logPath: scratch.path("uptaked-\(starts).log"))
       let diagnosis = {
         "\nstderr of the killed uptaked (tail):\n\(tail(killedLog))"
           + "\nstderr of the restarted uptaked (tail):\n\(tail(daemon.log))"
@@ -116,9 +115,10 @@ struct CrashSafetyEndToEndTests {
       // (b) SQLite finds the file sound.
       var integrity = "not checked"
       if let sqlite3 {
-        let check = try runBounded(
+        let check = try run(
           sqlite3,
-          ["-bail", "-cmd", ".timeout 10000", scratch.databasePath, "PRAGMA integrity_check"])
+          ["-bail", "-cmd", ".timeout 10000", scratch.databasePath, "PRAGMA integrity_check"],
+          timeout: 30)
         integrity = check.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
         if check.status == 0 && integrity == "ok" {
           integrityChecked += 1
@@ -132,8 +132,10 @@ struct CrashSafetyEndToEndTests {
       } else {
         // No sqlite3 (tools/install-deps installs it): at least the CLI must
         // read the file.
-        let read = try runBounded(
-          try Binaries.path("uptake"), ["report", "--app", "default", "--db", scratch.databasePath])
+        let read = try run(
+          try BuiltProgram.path("uptake"),
+          ["report", "--app", "default", "--db", scratch.databasePath],
+          timeout: 30)
         integrity = read.status == 0 ? "readable by uptake" : "unreadable"
         if read.status != 0 { problems += 1 }
         #expect(read.status == 0, "round \(round): uptake report fails: \(read.standardError)")
@@ -144,12 +146,12 @@ struct CrashSafetyEndToEndTests {
       // store's business, so a failing query just leaves this empty).
       var storedIds: Set<String>? = nil
       if let sqlite3 {
-        let query = try runBounded(
+        let query = try run(
           sqlite3,
           [
             "-bail", "-cmd", ".timeout 10000", scratch.databasePath,
             "SELECT client_id FROM events WHERE client_id LIKE 'round-\(round)-%'",
-          ])
+          ], timeout: 30)
         if query.status == 0 {
           storedIds = Set(query.standardOutput.split(separator: "\n").map(String.init))
         }
@@ -394,7 +396,7 @@ private func repost(_ batch: Batch, url: URL, key: String, log: RepostLog) {
 
 /// The impressions of the test's update in `/v1/updates` (default range,
 /// test events included).
-private func impressionCount(_ daemon: CrashDaemon, readKey: String) throws -> Int {
+private func impressionCount(_ daemon: Daemon, readKey: String) throws -> Int {
   struct Updates: Decodable {
     struct Row: Decodable {
       let updateId: String
@@ -439,192 +441,4 @@ private func findExecutable(_ name: String) -> String? {
     if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
   }
   return nil
-}
-
-/// Runs a command and waits at most `timeout` seconds for it; a command that
-/// takes longer is killed and answers status -1.
-private func runBounded(_ executable: String, _ arguments: [String], timeout: TimeInterval = 30)
-  throws -> CommandResult
-{
-  let process = Process()
-  process.executableURL = URL(fileURLWithPath: executable)
-  process.arguments = arguments
-  var environment = ProcessInfo.processInfo.environment
-  environment["UPTAKE_DB"] = nil
-  process.environment = environment
-  let output = Pipe()
-  let errors = Pipe()
-  process.standardOutput = output
-  process.standardError = errors
-  try process.run()
-  let outputData = PipeDrain(output.fileHandleForReading)
-  let errorData = PipeDrain(errors.fileHandleForReading)
-  let deadline = Date().addingTimeInterval(timeout)
-  while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
-  if process.isRunning {
-    kill(process.processIdentifier, SIGKILL)
-    process.waitUntilExit()
-    return CommandResult(
-      status: -1, standardOutput: "", standardError: "killed after \(Int(timeout)) s")
-  }
-  process.waitUntilExit()
-  return CommandResult(
-    status: process.terminationStatus,
-    standardOutput: String(decoding: outputData.wait(), as: UTF8.self),
-    standardError: String(decoding: errorData.wait(), as: UTF8.self))
-}
-
-/// Reads a pipe to its end on a thread of its own.
-private final class PipeDrain: @unchecked Sendable {
-  private let lock = NSLock()
-  private var data = Data()
-  private let done = DispatchSemaphore(value: 0)
-
-  init(_ handle: FileHandle) {
-    Thread.detachNewThread { [self] in
-      let all = handle.readDataToEndOfFile()
-      lock.withLock { data = all }
-      done.signal()
-    }
-  }
-
-  /// The pipe's bytes; at most `timeout` seconds for the writer to close it.
-  func wait(timeout: TimeInterval = 10) -> Data {
-    _ = done.wait(timeout: .now() + timeout)
-    return lock.withLock { data }
-  }
-}
-
-/// A running `uptaked` on `--listen 127.0.0.1:0`, like the fixture's
-/// `Daemon`, but every wait is bounded: a start that prints no banner within
-/// `timeout` seconds (a recovery that hangs) is killed and fails the test.
-private final class CrashDaemon {
-  let process: Process
-  let port: Int
-  let ingestKey: String?
-  let readKey: String?
-  private let logPath: String
-
-  init(databasePath: String, logPath: String, firstStart: Bool, timeout: TimeInterval = 20) throws {
-    self.logPath = logPath
-    process = Process()
-    process.executableURL = URL(fileURLWithPath: try Binaries.path("uptaked"))
-    process.arguments = ["--db", databasePath, "--listen", "127.0.0.1:0"]
-    var environment = ProcessInfo.processInfo.environment
-    environment["UPTAKE_DB"] = nil
-    environment["UPTAKE_LISTEN"] = nil
-    process.environment = environment
-    let output = Pipe()
-    process.standardOutput = output
-    _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-    let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-    process.standardError = log
-    try process.run()
-    try? log.close()
-
-    let banner = BannerReader(output.fileHandleForReading, needsKeys: firstStart)
-    let text = banner.wait(timeout: timeout)
-    let lines = text.split(separator: "\n").map(String.init)
-    let prefix = "listening on http://127.0.0.1:"
-    guard let first = lines.first, first.hasPrefix(prefix),
-      let port = Int(first.dropFirst(prefix.count))
-    else {
-      let pid = process.processIdentifier
-      if process.isRunning { kill(pid, SIGKILL) }
-      process.waitUntilExit()
-      throw CrashDaemonError.noBanner(
-        seconds: Int(timeout), stdout: text,
-        stderr: (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "")
-    }
-    self.port = port
-    ingestKey = lines.first { $0.hasPrefix("ingest key: ") }.map { String($0.dropFirst(12)) }
-    readKey = lines.first { $0.hasPrefix("read key: ") }.map { String($0.dropFirst(10)) }
-  }
-
-  func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
-
-  /// What the daemon wrote to stderr so far.
-  var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
-
-  var diedOfSIGKILL: Bool {
-    !process.isRunning && process.terminationReason == .uncaughtSignal
-      && process.terminationStatus == SIGKILL
-  }
-
-  /// SIGKILL, as a crash, the OOM killer or a power cut would stop it.
-  func killHard() {
-    guard process.isRunning else { return }
-    kill(process.processIdentifier, SIGKILL)
-    waitForExit(timeout: 10)
-  }
-
-  /// Makes sure the daemon is gone; for `defer`.
-  func stop() {
-    guard process.isRunning else { return }
-    kill(process.processIdentifier, SIGTERM)
-    if !waitForExit(timeout: 10) { killHard() }
-  }
-
-  @discardableResult
-  private func waitForExit(timeout: TimeInterval) -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
-    guard !process.isRunning else { return false }
-    process.waitUntilExit()
-    return true
-  }
-}
-
-private enum CrashDaemonError: Error, CustomStringConvertible {
-  case noBanner(seconds: Int, stdout: String, stderr: String)
-
-  var description: String {
-    switch self {
-    case .noBanner(let seconds, let stdout, let stderr):
-      "uptaked printed no banner within \(seconds) s; stdout: \(stdout) stderr: \(tail(stderr))"
-    }
-  }
-}
-
-/// Reads the daemon's stdout on a thread of its own, to its end (so the
-/// daemon never blocks on a full pipe), and signals once the banner is in.
-private final class BannerReader: @unchecked Sendable {
-  private let lock = NSLock()
-  private var data = Data()
-  private let ready = DispatchSemaphore(value: 0)
-
-  init(_ handle: FileHandle, needsKeys: Bool) {
-    Thread.detachNewThread { [self] in
-      var signalled = false
-      while true {
-        let chunk = handle.availableData
-        if chunk.isEmpty { break }
-        let complete = lock.withLock {
-          data.append(chunk)
-          return Self.isComplete(String(decoding: data, as: UTF8.self), needsKeys: needsKeys)
-        }
-        if complete && !signalled {
-          signalled = true
-          ready.signal()
-        }
-      }
-      if !signalled { ready.signal() }
-    }
-  }
-
-  /// The whole lines of the banner: the address, then on a first start the keys.
-  private static func isComplete(_ text: String, needsKeys: Bool) -> Bool {
-    let lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
-    guard let first = lines.first, first.hasPrefix("listening on ") else { return false }
-    return !needsKeys
-      || (lines.contains { $0.hasPrefix("ingest key: ") }
-        && lines.contains { $0.hasPrefix("read key: ") })
-  }
-
-  /// What the daemon printed once the banner is complete, it exited, or
-  /// `timeout` seconds passed.
-  func wait(timeout: TimeInterval) -> String {
-    _ = ready.wait(timeout: .now() + timeout)
-    return lock.withLock { String(decoding: data, as: UTF8.self) }
-  }
 }

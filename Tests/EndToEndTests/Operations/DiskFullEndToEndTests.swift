@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UptakeTestSupport
 
 /// A full disk, made portable: `--max-db-size` caps the writer's file with
 /// SQLite's max_page_count, which fails a commit with SQLITE_FULL exactly as

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UptakeTestSupport
 
 /// A 200 on ingest promises the events are stored: they must survive the
 /// daemon stopping, orderly or not.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UptakeTestSupport
 
 @Suite("uptaked metrics and logs", .timeLimit(.minutes(1)))
 struct ObservabilityEndToEndTests {

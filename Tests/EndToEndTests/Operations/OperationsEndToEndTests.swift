@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UptakeTestSupport
 
 @Suite("uptaked health, readiness and metrics", .timeLimit(.minutes(1)))
 struct OperationsEndToEndTests {

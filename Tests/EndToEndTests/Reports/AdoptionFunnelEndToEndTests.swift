@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UptakeTestSupport
 
 /// `GET /v1/adoption` and `GET /v1/updates/{updateId}/funnel` over a small
 /// set of events on the two days before today (D2, D1), the figures worked
@@ -30,17 +31,15 @@ struct AdoptionFunnelEndToEndTests {
   let days = Days()
 
   private func withEvents(_ body: (DaemonFixture) throws -> Void) throws {
-    let fixture = try DaemonFixture()
-    defer { fixture.tearDown() }
     func event(
       _ id: String, _ day: Int64, _ clock: String, _ install: String, _ update: String,
       _ action: String, _ version: String, test: Bool? = nil
     ) -> String {
-      fullEventJSON(
+      eventJSON(
         id: id, updateId: update, action: action, appVersion: version, installId: install,
         timestamp: days.time(day, clock), test: test)
     }
-    try fixture.post([
+    let events = [
       event("e1", -2, "10:00:00", "i1", "u1", "impression", "1.0.0"),
       event("e2", -2, "10:00:00", "i2", "u1", "impression", "1.0.0"),
       event("e3", -2, "10:30:00", "i1", "u1", "download", "1.0.0"),
@@ -52,8 +51,8 @@ struct AdoptionFunnelEndToEndTests {
       event("e9", -1, "15:00:00", "i2", "u2", "later", "1.9.0"),
       event("e10", -1, "10:00:00", "i3", "u1", "later", "1.10.0"),
       event("e11", -1, "11:00:00", "i5", "u1", "impression", "1.9.0", test: true),
-    ])
-    try body(fixture)
+    ]
+    try DaemonFixture.with(posted: events, body)
   }
 
   private var range: String { "from=\(days.date(-2))&to=\(days.date(-1))" }

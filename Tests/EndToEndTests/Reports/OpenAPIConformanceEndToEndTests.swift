@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import UptakeCore
+import UptakeTestSupport
 
 /// The real daemon's answers, held against `schema/openapi.json`: each is a
 /// documented status with a documented content type and headers, and its
@@ -33,16 +34,16 @@ struct OpenAPIConformanceEndToEndTests {
     defer { fixture.tearDown() }
     let days = Days()
     try fixture.post([
-      fullEventJSON(
+      eventJSON(
         id: "a1", updateId: "u1", appVersion: "1.0.0", installId: "i1",
         timestamp: days.time(-2, "10:00:00"), platform: "ios", osVersion: "17.4"),
-      fullEventJSON(
+      eventJSON(
         id: "a2", updateId: "u1", action: "download", appVersion: "1.0.0", installId: "i1",
         timestamp: days.time(-2, "11:00:00.250")),
-      fullEventJSON(
+      eventJSON(
         id: "a3", updateId: "u1", action: "later", appVersion: "1.1.0", installId: "i1",
         timestamp: days.time(-1, "09:00:00")),
-      fullEventJSON(id: "a4", updateId: "u2", action: "ignore", appVersion: "2.0"),
+      eventJSON(id: "a4", updateId: "u2", action: "ignore", appVersion: "2.0"),
     ])
     let range = "from=\(days.date(-5))&to=\(days.date(0))"
     let event = eventJSON(id: "b1")

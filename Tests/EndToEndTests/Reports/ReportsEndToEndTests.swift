@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UptakeTestSupport
 
 /// Reports over events posted through the real daemon. The events, on the
 /// two days before today (D2, D1), with the figures worked out by hand:

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UptakeTestSupport
 
 /// A configuration for the default app: iOS with a prompt, an OS minimum
 /// and a required version; Android at end of life.
@@ -168,17 +169,10 @@ struct UpdateChecksEndToEndTests {
       ["updates", "get", "--app", "default", "--version", "1", "--db", fixture.databasePath])
     #expect(old.standardOutput == got.standardOutput)
 
-    let stdin = Process()
-    stdin.executableURL = URL(fileURLWithPath: try Binaries.path("uptake"))
-    stdin.arguments = ["updates", "put", "--app", "default", "-", "--db", fixture.databasePath]
-    let pipe = Pipe()
-    stdin.standardInput = pipe
-    stdin.standardOutput = FileHandle.nullDevice
-    try stdin.run()
-    pipe.fileHandleForWriting.write(Data(configurationJSON().utf8))
-    try pipe.fileHandleForWriting.close()
-    stdin.waitUntilExit()
-    #expect(stdin.terminationStatus == 0)
+    let fromStdin = try uptake(
+      ["updates", "put", "--app", "default", "-", "--db", fixture.databasePath],
+      input: Data(configurationJSON().utf8))
+    #expect(fromStdin.status == 0)
 
     #expect(try put(fixture, configurationJSON(), app: "nope").status == 65)
     let missing = try uptake(

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import UptakeCore
+import UptakeTestSupport
 
 /// `schema/openapi.json`, read with the project's own JSON parser, and the
 /// part of JSON Schema its response schemas use, so tests can hold the
@@ -10,10 +11,7 @@ struct OpenAPIDocument {
 
   /// The document checked in beside the sources.
   static func load() throws -> OpenAPIDocument {
-    let url = URL(fileURLWithPath: #filePath)
-      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-      .deletingLastPathComponent().appendingPathComponent("schema/openapi.json")
-    let bytes = Array(try Data(contentsOf: url))
+    let bytes = Array(try Data(contentsOf: packageFile("schema/openapi.json")))
     return OpenAPIDocument(root: try JSONParser(maxDepth: 64).parse(bytes))
   }
 

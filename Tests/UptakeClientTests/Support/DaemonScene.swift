@@ -1,16 +1,18 @@
 import Foundation
 import UptakeClient
+import UptakeTestSupport
 
 /// A test's own directory with a running uptaked in it, and a client storage
 /// directory beside its database.
 final class DaemonScene {
-  let directory: TestDirectory
-  let daemon: RunningDaemon
+  let daemon: DaemonFixture
 
   init() throws {
-    directory = try TestDirectory()
-    daemon = try RunningDaemon(directory: directory)
+    daemon = try DaemonFixture()
   }
+
+  /// The scene's directory, which holds the daemon's database.
+  var directory: ScratchDirectory { daemon.scratch }
 
   /// Where the scene's clients keep their queue and install id.
   var storage: URL { directory.appending("client") }
@@ -22,7 +24,6 @@ final class DaemonScene {
 
   /// Stops the daemon and removes the directory; for `defer`.
   func tearDown() {
-    daemon.stop()
-    directory.remove()
+    daemon.tearDown()
   }
 }

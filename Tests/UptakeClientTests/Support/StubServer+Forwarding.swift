@@ -1,8 +1,9 @@
 import Foundation
+import UptakeTestSupport
 
 extension StubServer {
   /// A stub in front of `daemon` that passes every request on and counts it.
-  static func forwarding(to daemon: RunningDaemon) throws -> StubServer {
+  static func forwarding(to daemon: DaemonFixture) throws -> StubServer {
     let base = daemon.baseURL
     return try StubServer { request, _ in passing(request, to: base) }
   }
@@ -21,16 +22,13 @@ extension StubServer {
     }
     guard
       let url = URL(string: base.absoluteString + request.target),
-      let answer = try? blockingRequest(
-        url, method: request.method, headers: headers,
-        body: request.method == "GET" ? nil : request.body)
+      let answer = try? HTTPClient(timeout: 30).send(
+        request.method, url, headers: headers, body: request.method == "GET" ? nil : request.body)
     else { return .close }
     var answerHeaders: [String: String] = [:]
     for name in ["retry-after", "etag", "content-type"] {
-      if let value = answer.headers[name] { answerHeaders[name] = value }
+      if let value = answer.header(name) { answerHeaders[name] = value }
     }
-    return .respond(
-      status: answer.status, headers: answerHeaders,
-      body: String(decoding: answer.body, as: UTF8.self))
+    return .respond(status: answer.status, headers: answerHeaders, body: answer.text)
   }
 }

@@ -1,6 +1,7 @@
 import Testing
 import UptakeCore
 import UptakeStore
+import UptakeTestSupport
 
 @Suite("AppRegistry: apps and their keys")
 struct AppRegistryTests {

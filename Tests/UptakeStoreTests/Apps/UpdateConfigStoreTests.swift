@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import UptakeCore
 import UptakeStore
+import UptakeTestSupport
 
 /// A valid configuration with one iOS entry of `latestVersion`.
 private func iosConfiguration(latestVersion: String, updateId: String = "u-ios")

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import UptakeCore
 import UptakeStore
+import UptakeTestSupport
 
 /// The duplicate index keeps recent ids in memory and, past 2^20 of them,
 /// merges them into `dedup_blocks` in slices. These tests cross that threshold

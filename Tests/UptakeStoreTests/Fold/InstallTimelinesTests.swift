@@ -1,5 +1,6 @@
 import Testing
 import UptakeCore
+import UptakeTestSupport
 
 @testable import UptakeStore
 

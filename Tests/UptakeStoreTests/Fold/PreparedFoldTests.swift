@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import UptakeCore
 import UptakeDataGen
+import UptakeTestSupport
 
 @testable import UptakeStore
 

@@ -1,6 +1,7 @@
 import Testing
 import UptakeCore
 import UptakeStore
+import UptakeTestSupport
 
 @Suite("EventInserter: stores events once per id and app")
 struct EventInserterTests {

@@ -1,6 +1,7 @@
 import Testing
 import UptakeCore
 import UptakeStore
+import UptakeTestSupport
 
 /// Reports over a small set of events whose figures are worked out by hand
 /// in `ReportFixture`.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import UptakeCore
+import UptakeTestSupport
 
 @testable import UptakeStore
 

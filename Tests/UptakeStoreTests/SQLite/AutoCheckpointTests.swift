@@ -1,4 +1,5 @@
 import Testing
+import UptakeTestSupport
 
 @testable import UptakeStore
 

@@ -1,6 +1,7 @@
 import Testing
 import UptakeCore
 import UptakeStore
+import UptakeTestSupport
 
 /// The daemon's writer and the CLI (apps add, import) write the same file
 /// through different connections. A connection must not keep a read snapshot

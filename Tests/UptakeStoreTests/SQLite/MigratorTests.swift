@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import UptakeStore
+import UptakeTestSupport
 
 @Suite("Migrator: schema migrations applied once, in order, recorded by name")
 struct MigratorTests {

@@ -1,5 +1,6 @@
 import CSQLite
 import Testing
+import UptakeTestSupport
 
 @testable import UptakeStore
 

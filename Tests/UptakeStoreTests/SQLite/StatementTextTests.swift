@@ -1,5 +1,6 @@
 import Testing
 import UptakeStore
+import UptakeTestSupport
 
 @Suite("Statement text bindings: copied, and replaced row after row")
 struct StatementTextTests {

@@ -1,30 +1,29 @@
 import Foundation
-import Testing
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
 #endif
 
 /// A finished HTTP exchange.
-struct HTTPResponse: Sendable {
-  let status: Int
-  let headers: [String: String]
-  let body: Data
+public struct HTTPResponse: Sendable {
+  public let status: Int
+  public let headers: [String: String]
+  public let body: Data
 
-  var text: String { String(decoding: body, as: UTF8.self) }
+  public var text: String { String(decoding: body, as: UTF8.self) }
 
   /// A header by case-insensitive name.
-  func header(_ name: String) -> String? {
+  public func header(_ name: String) -> String? {
     headers.first { $0.key.lowercased() == name.lowercased() }?.value
   }
 }
 
 /// A blocking client over URLSession, one session (and its connections) per
 /// client, as a real app would have.
-final class HTTPClient: Sendable {
+public final class HTTPClient: Sendable {
   private let session: URLSession
 
-  init(timeout: TimeInterval = 15) {
+  public init(timeout: TimeInterval = 15) {
     let configuration = URLSessionConfiguration.ephemeral
     configuration.timeoutIntervalForRequest = timeout
     configuration.urlCache = nil
@@ -36,7 +35,7 @@ final class HTTPClient: Sendable {
 
   /// Sends a request and waits for the whole response; throws on a
   /// connection error.
-  func send(
+  public func send(
     _ method: String, _ url: URL, headers: [String: String] = [:], body: Data? = nil
   ) throws -> HTTPResponse {
     var request = URLRequest(url: url)
@@ -48,7 +47,7 @@ final class HTTPClient: Sendable {
 
   /// Posts a JSON body as a stream, so it goes out chunked, without a
   /// Content-Length.
-  func postChunkedJSON(_ url: URL, key: String, _ body: Data) throws -> HTTPResponse {
+  public func postChunkedJSON(_ url: URL, key: String, _ body: Data) throws -> HTTPResponse {
     var request = URLRequest(url: url)
     request.httpMethod = "POST"
     request.setValue("application/json", forHTTPHeaderField: "Content-Type")
@@ -65,20 +64,24 @@ final class HTTPClient: Sendable {
     return try exchange.wait()
   }
 
-  func get(_ url: URL, key: String? = nil, headers: [String: String] = [:]) throws -> HTTPResponse {
+  public func get(_ url: URL, key: String? = nil, headers: [String: String] = [:]) throws
+    -> HTTPResponse
+  {
     var headers = headers
     if let key { headers["Authorization"] = "Bearer \(key)" }
     return try send("GET", url, headers: headers)
   }
 
   /// Posts a JSON body with the key as a Bearer token.
-  func postJSON(_ url: URL, key: String?, _ body: String, headers: [String: String] = [:]) throws
+  public func postJSON(_ url: URL, key: String?, _ body: String, headers: [String: String] = [:])
+    throws
     -> HTTPResponse
   {
     try postJSON(url, key: key, Data(body.utf8), headers: headers)
   }
 
-  func postJSON(_ url: URL, key: String?, _ body: Data, headers: [String: String] = [:]) throws
+  public func postJSON(_ url: URL, key: String?, _ body: Data, headers: [String: String] = [:])
+    throws
     -> HTTPResponse
   {
     var headers = headers

@@ -1,13 +1,12 @@
 import Foundation
-import Testing
 
 /// A bare TCP connection to the daemon, for what URLSession cannot do: send
 /// half a request and stall, hold a connection idle, or see it closed.
-final class RawConnection {
-  let descriptor: Int32
+public final class RawConnection {
+  public let descriptor: Int32
 
   /// Connects to 127.0.0.1:`port`; throws when the connection is refused.
-  init(port: Int) throws {
+  public init(port: Int) throws {
     descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard descriptor >= 0 else { throw RawConnectionError.socket(errno) }
     var address = sockaddr_in()
@@ -30,7 +29,7 @@ final class RawConnection {
 
   /// Sends all of `text`; false when the peer has closed the connection.
   @discardableResult
-  func send(_ text: String) -> Bool {
+  public func send(_ text: String) -> Bool {
     let bytes = Array(text.utf8)
     var sent = 0
     while sent < bytes.count {
@@ -45,7 +44,7 @@ final class RawConnection {
 
   /// Reads until the peer closes the connection or `timeout` passes;
   /// returns what arrived and whether the peer closed it.
-  func readUntilClosed(timeout: TimeInterval) -> (text: String, closed: Bool) {
+  public func readUntilClosed(timeout: TimeInterval) -> (text: String, closed: Bool) {
     var received: [UInt8] = []
     let deadline = Date().addingTimeInterval(timeout)
     var buffer = [UInt8](repeating: 0, count: 65536)
@@ -62,7 +61,7 @@ final class RawConnection {
 
   /// Reads one HTTP response with a Content-Length body; nil when the peer
   /// closes first or `timeout` passes.
-  func readResponse(timeout: TimeInterval) -> (status: Int, head: String, body: String)? {
+  public func readResponse(timeout: TimeInterval) -> (status: Int, head: String, body: String)? {
     var received: [UInt8] = []
     let deadline = Date().addingTimeInterval(timeout)
     var buffer = [UInt8](repeating: 0, count: 65536)
@@ -93,14 +92,14 @@ final class RawConnection {
   }
 }
 
-enum RawConnectionError: Error {
+public enum RawConnectionError: Error {
   case socket(Int32)
   case connect(Int32)
 }
 
 /// Raises this process's soft limit on open descriptors to its hard limit,
 /// for tests that hold many connections open at once.
-func raiseDescriptorLimit() {
+public func raiseDescriptorLimit() {
   var limit = rlimit()
   if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 && limit.rlim_cur < limit.rlim_max {
     limit.rlim_cur = limit.rlim_max

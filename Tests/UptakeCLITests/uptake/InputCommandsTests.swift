@@ -1,0 +1,75 @@
+import Testing
+
+@testable import uptake
+
+@Suite("uptake import and updates put, get, history: their command lines")
+struct InputCommandsTests {
+  @Test("import --app APPID FILE|-")
+  func importFileOrStdin() throws {
+    let file = try ImportCommand(arguments: ["--app", "shop", "events.ndjson", "--db", "a.db"])
+    #expect(file.appId == "shop")
+    #expect(file.inputPath == "events.ndjson")
+    #expect(file.databasePath == "a.db")
+    #expect(try ImportCommand(arguments: ["-", "--app=shop"]).inputPath == "-")
+  }
+
+  @Test("updates put --app APPID FILE|-")
+  func putFileOrStdin() throws {
+    let file = try UpdatesPutCommand(arguments: ["updates.json", "--app", "shop"])
+    #expect(file.appId == "shop")
+    #expect(file.inputPath == "updates.json")
+    #expect(try UpdatesPutCommand(arguments: ["--app", "shop", "--", "-"]).inputPath == "-")
+  }
+
+  @Test(
+    "import and updates put read one input the same way, and refuse alike",
+    arguments: [
+      ([], "--app is required"),
+      (["events.ndjson"], "--app is required"),
+      (["--app", "shop"], "give exactly one FILE, or - for stdin"),
+      (["--app", "shop", "a", "b"], "give exactly one FILE, or - for stdin"),
+      (["--app", "shop", "a", "--json"], "unknown option --json"),
+    ])
+  func inputRefuses(arguments: [String], message: String) {
+    #expect(refusal(ImportCommand.self, arguments) == .usage(message))
+    #expect(refusal(UpdatesPutCommand.self, arguments) == .usage(message))
+  }
+
+  @Test("updates get --app APPID [--version N]")
+  func get() throws {
+    let live = try UpdatesGetCommand(arguments: ["--app", "shop"])
+    #expect(live.appId == "shop")
+    #expect(live.version == nil)
+    #expect(try UpdatesGetCommand(arguments: ["--app", "shop", "--version", "3"]).version == 3)
+  }
+
+  @Test(
+    "updates get refuses",
+    arguments: [
+      ([], "--app is required"),
+      (["--app", "shop", "updates.json"], "unexpected argument updates.json"),
+      (["--app", "shop", "--version", "0"], "--version: give a version number like 3"),
+      (["--app", "shop", "--version", "-1"], "--version: give a version number like 3"),
+      (["--app", "shop", "--version", "v3"], "--version: give a version number like 3"),
+      (["--app", "shop", "--version"], "--version needs a value"),
+    ])
+  func getRefuses(arguments: [String], message: String) {
+    #expect(refusal(UpdatesGetCommand.self, arguments) == .usage(message))
+  }
+
+  @Test("updates history --app APPID")
+  func history() throws {
+    #expect(try UpdatesHistoryCommand(arguments: ["--app", "shop"]).appId == "shop")
+  }
+
+  @Test(
+    "updates history refuses",
+    arguments: [
+      ([], "--app is required"),
+      (["--app", "shop", "2"], "unexpected argument 2"),
+      (["--app", "shop", "--version", "2"], "unknown option --version"),
+    ])
+  func historyRefuses(arguments: [String], message: String) {
+    #expect(refusal(UpdatesHistoryCommand.self, arguments) == .usage(message))
+  }
+}
