@@ -403,8 +403,9 @@ enum RollupFolder {
 
     /// A row new to the install's timeline: inserted, counted, and its
     /// changes from the row before it and to the row after it recorded.
-    /// Returns whether the install's version changes moved.
-    private mutating func addRow(
+    /// Returns whether the install's version changes moved. Inlined: as a
+    /// call per new row it cost writeSeen 1.3 % more instructions.
+    @inline(__always) private mutating func addRow(
       _ row: SeenRow, of install: FoldEvent, _ scope: ChangeScope, to timeline: inout [SeenRow],
       _ versions: inout TextNumbering
     ) throws(StoreError) -> Bool {
