@@ -48,77 +48,106 @@ public struct EventSimulation: Sendable {
   /// time order within an install. Events are not sorted across installs.
   public func generate(_ emit: (Event) -> Void) {
     var generator = SeededGenerator(seed: parameters.seed)
-    let startMs = parameters.endMs - Int64(parameters.days) * 86_400_000
-    let spanMs = Int64(parameters.days) * 86_400_000
-    // Update i is released at an even step through the period; a prompt
-    // always offers the newest release.
-    func newestRelease(at time: Int64) -> Int {
-      min(updates.count - 1, Int((time - startMs) * Int64(updates.count) / spanMs))
-    }
-    func releaseTime(_ index: Int) -> Int64 {
-      startMs + Int64(index) * spanMs / Int64(updates.count)
-    }
     for installIndex in 0..<parameters.installs {
-      let installId = "install-\(parameters.seed)-\(installIndex)"
-      let isTest = generator.chance(parameters.testShare)
-      let platform: Platform = generator.chance(0.5) ? .ios : .android
-      let osVersion =
-        platform == .ios ? "17.\(generator.next() % 6)" : "\(12 + generator.next() % 3)"
-      var now = startMs + Int64(generator.next() % UInt64(spanMs))
-      let activeUntil = min(parameters.endMs, now + Int64(parameters.activeDays) * 86_400_000)
-      // The install starts a few releases behind; `installed` counts the
-      // updates applied ("2.0.0" when none).
-      var installed = max(0, newestRelease(at: now) - Int(generator.next() % 4))
-      var skippedThrough = -1
-      var appVersion = installed == 0 ? "2.0.0" : updates[installed - 1].version
-      var previousVersion: String?
+      var install = SimulatedInstall(installIndex, of: self, &generator)
+      install.run(&generator, emit)
+    }
+  }
 
-      func record(_ action: Action, _ update: Update) {
-        emit(
-          Event(
-            id: generator.uuid(), updateId: update.updateId, action: action,
-            appVersion: appVersion, installId: installId, timestampMs: now, osVersion: osVersion,
-            platform: platform, previousAppVersion: previousVersion, isTest: isTest))
+  fileprivate var startMs: Int64 { parameters.endMs - spanMs }
+  fileprivate var spanMs: Int64 { Int64(parameters.days) * 86_400_000 }
+
+  // Update i is released at an even step through the period; a prompt
+  // always offers the newest release.
+  fileprivate func newestRelease(at time: Int64) -> Int {
+    min(updates.count - 1, Int((time - startMs) * Int64(updates.count) / spanMs))
+  }
+
+  fileprivate func releaseTime(_ index: Int) -> Int64 {
+    startMs + Int64(index) * spanMs / Int64(updates.count)
+  }
+}
+
+/// One install of a simulation: its device, and the version it runs as
+/// time goes by.
+private struct SimulatedInstall {
+  let simulation: EventSimulation
+  let installId: String
+  let isTest: Bool
+  let platform: Platform
+  let osVersion: String
+  var now: Int64
+  let activeUntil: Int64
+  /// The updates applied ("2.0.0" when none).
+  var installed: Int
+  var skippedThrough = -1
+  var appVersion: String
+  var previousVersion: String?
+
+  init(_ installIndex: Int, of simulation: EventSimulation, _ generator: inout SeededGenerator) {
+    let parameters = simulation.parameters
+    self.simulation = simulation
+    installId = "install-\(parameters.seed)-\(installIndex)"
+    isTest = generator.chance(parameters.testShare)
+    platform = generator.chance(0.5) ? .ios : .android
+    osVersion = platform == .ios ? "17.\(generator.next() % 6)" : "\(12 + generator.next() % 3)"
+    now = simulation.startMs + Int64(generator.next() % UInt64(simulation.spanMs))
+    activeUntil = min(parameters.endMs, now + Int64(parameters.activeDays) * 86_400_000)
+    // The install starts a few releases behind.
+    installed = max(0, simulation.newestRelease(at: now) - Int(generator.next() % 4))
+    appVersion = installed == 0 ? "2.0.0" : simulation.updates[installed - 1].version
+  }
+
+  /// Its events, from its first prompt until it churns.
+  mutating func run(_ generator: inout SeededGenerator, _ emit: (Event) -> Void) {
+    let parameters = simulation.parameters
+    let updates = simulation.updates
+    while now < activeUntil {
+      let newest = simulation.newestRelease(at: now)
+      guard newest >= installed, newest > skippedThrough else {
+        // Up to date, or the newest was ignored: wait for the next release.
+        let next = max(installed, skippedThrough + 1)
+        guard next < updates.count else { break }
+        now = max(now, simulation.releaseTime(next)) + Int64(generator.next() % 86_400_000)
+        continue
       }
-
-      while now < activeUntil {
-        let newest = newestRelease(at: now)
-        guard newest >= installed, newest > skippedThrough else {
-          // Up to date, or the newest was ignored: wait for the next release.
-          let next = max(installed, skippedThrough + 1)
-          guard next < updates.count else { break }
-          now = max(now, releaseTime(next)) + Int64(generator.next() % 86_400_000)
-          continue
-        }
-        let update = updates[newest]
-        record(.impression, update)
-        now += 1000 + Int64(generator.next() % 60_000)
-        guard now < activeUntil else { break }
-        let roll = Double(generator.next() >> 11) / Double(1 << 53)
-        if roll < parameters.downloadChance {
-          record(.download, update)
-          guard generator.chance(parameters.upgradeChance) else { break }
-          // The store install takes from minutes to a few days; the install
-          // shows up on the new version at its next prompt.
-          now += 600_000 + Int64(generator.next() % (3 * 86_400_000))
-          previousVersion = appVersion
-          appVersion = update.version
-          installed = newest + 1
-        } else if roll < parameters.downloadChance + parameters.laterChance {
-          record(.later, update)
-          // Reminded after a few days, as a prompt's reminderDays says.
-          now += 2 * 86_400_000 + Int64(generator.next() % (4 * 86_400_000))
-        } else if roll < parameters.downloadChance + parameters.laterChance
-          + parameters.ignoreChance
-        {
-          record(.ignore, update)
-          skippedThrough = newest
-          now += 86_400_000 + Int64(generator.next() % (2 * 86_400_000))
-        } else {
-          // Dismissed: shown again at a later launch, days on.
-          now += 2 * 86_400_000 + Int64(generator.next() % (2 * 86_400_000))
-        }
+      let update = updates[newest]
+      emit(event(.impression, update, &generator))
+      now += 1000 + Int64(generator.next() % 60_000)
+      guard now < activeUntil else { break }
+      let roll = Double(generator.next() >> 11) / Double(1 << 53)
+      if roll < parameters.downloadChance {
+        emit(event(.download, update, &generator))
+        guard generator.chance(parameters.upgradeChance) else { break }
+        // The store install takes from minutes to a few days; the install
+        // shows up on the new version at its next prompt.
+        now += 600_000 + Int64(generator.next() % (3 * 86_400_000))
+        previousVersion = appVersion
+        appVersion = update.version
+        installed = newest + 1
+      } else if roll < parameters.downloadChance + parameters.laterChance {
+        emit(event(.later, update, &generator))
+        // Reminded after a few days, as a prompt's reminderDays says.
+        now += 2 * 86_400_000 + Int64(generator.next() % (4 * 86_400_000))
+      } else if roll < parameters.downloadChance + parameters.laterChance
+        + parameters.ignoreChance
+      {
+        emit(event(.ignore, update, &generator))
+        skippedThrough = newest
+        now += 86_400_000 + Int64(generator.next() % (2 * 86_400_000))
+      } else {
+        // Dismissed: shown again at a later launch, days on.
+        now += 2 * 86_400_000 + Int64(generator.next() % (2 * 86_400_000))
       }
     }
+  }
+
+  private func event(
+    _ action: Action, _ update: EventSimulation.Update, _ generator: inout SeededGenerator
+  ) -> Event {
+    Event(
+      id: generator.uuid(), updateId: update.updateId, action: action,
+      appVersion: appVersion, installId: installId, timestampMs: now, osVersion: osVersion,
+      platform: platform, previousAppVersion: previousVersion, isTest: isTest)
   }
 }

@@ -63,74 +63,93 @@ struct DaemonOptions {
     if let listen = environment["UPTAKE_LISTEN"], !listen.isEmpty {
       options.configuration.listen = listen
     }
-    var remaining = arguments[...]
-    func value(_ flag: String) throws(UsageError) -> String {
+    var remaining = Arguments(remaining: arguments[...])
+    while let argument = remaining.next() {
+      if argument == "-h" || argument == "--help" { return nil }
+      try options.set(argument, from: &remaining)
+    }
+    return options
+  }
+
+  /// Sets what `flag` names, from the values that follow it.
+  private mutating func set(_ flag: String, from arguments: inout Arguments) throws(UsageError) {
+    switch flag {
+    case "--db": configuration.databasePath = try arguments.value(flag)
+    case "--listen": configuration.listen = try arguments.value(flag)
+    case "--threads": configuration.serverLimits.threads = max(1, try arguments.number(flag))
+    case "--connection-timeout":
+      configuration.serverLimits.connectionTimeoutSeconds = try arguments.number(flag)
+    case "--max-connections":
+      configuration.serverLimits.connectionLimit = try arguments.number(flag)
+    case "--max-connections-per-ip":
+      configuration.serverLimits.perIPConnectionLimit = try arguments.number(flag)
+    case "--connection-memory-bytes":
+      configuration.serverLimits.connectionMemoryBytes = try arguments.number(flag)
+    case "--max-body-bytes":
+      configuration.serverLimits.maxBodyBytes = try arguments.number(flag)
+    case "--max-decoded-body-bytes":
+      configuration.serverLimits.maxDecodedBodyBytes = try arguments.number(flag)
+    case "--max-event-bytes":
+      configuration.ingestLimits.maxEventBytes = try arguments.number(flag)
+    case "--max-json-depth":
+      configuration.ingestLimits.maxDepth = max(2, try arguments.number(flag))
+    case "--rate-limit-per-key":
+      configuration.rateLimits.perKey = try arguments.rate(flag)
+    case "--rate-limit-per-ip":
+      configuration.rateLimits.perAddress = try arguments.rate(flag)
+    case "--report-timeout":
+      configuration.serverLimits.reportTimeLimitSeconds = try arguments.seconds(flag)
+    case "--max-db-size":
+      configuration.writerLimits.maxFileBytes = Int64(max(1, try arguments.number(flag))) << 20
+    case "--max-queued-events":
+      configuration.writerLimits.maxQueuedEvents = max(1, try arguments.number(flag))
+    case "--max-unfolded-events":
+      configuration.writerLimits.maxUnfoldedEvents = max(0, try arguments.number(flag))
+    case "--log-level":
+      logLevel = try arguments.value(flag)
+      guard ["debug", "info", "warning", "error"].contains(logLevel) else {
+        throw UsageError(message: "--log-level must be debug, info, warning or error")
+      }
+    default:
+      throw UsageError(message: "unknown option \(flag)")
+    }
+  }
+
+  /// The arguments not read yet; a flag's value is read as the flag needs it.
+  private struct Arguments {
+    var remaining: ArraySlice<String>
+
+    mutating func next() -> String? { remaining.popFirst() }
+
+    mutating func value(_ flag: String) throws(UsageError) -> String {
       guard let next = remaining.popFirst() else {
         throw UsageError(message: "\(flag) needs a value")
       }
       return next
     }
-    func number(_ flag: String) throws(UsageError) -> Int {
+
+    mutating func number(_ flag: String) throws(UsageError) -> Int {
       let text = try value(flag)
       guard let number = Int(text), number >= 0 else {
         throw UsageError(message: "\(flag) needs a whole number, not \"\(text)\"")
       }
       return number
     }
-    func rate(_ flag: String) throws(UsageError) -> RateLimiter.Rate {
+
+    mutating func rate(_ flag: String) throws(UsageError) -> RateLimiter.Rate {
       let text = try value(flag)
       guard let rate = RateLimiter.Rate(text) else {
         throw UsageError(message: "\(flag) needs RATE or RATE:BURST, not \"\(text)\"")
       }
       return rate
     }
-    while let argument = remaining.popFirst() {
-      switch argument {
-      case "-h", "--help": return nil
-      case "--db": options.configuration.databasePath = try value(argument)
-      case "--listen": options.configuration.listen = try value(argument)
-      case "--threads": options.configuration.serverLimits.threads = max(1, try number(argument))
-      case "--connection-timeout":
-        options.configuration.serverLimits.connectionTimeoutSeconds = try number(argument)
-      case "--max-connections":
-        options.configuration.serverLimits.connectionLimit = try number(argument)
-      case "--max-connections-per-ip":
-        options.configuration.serverLimits.perIPConnectionLimit = try number(argument)
-      case "--connection-memory-bytes":
-        options.configuration.serverLimits.connectionMemoryBytes = try number(argument)
-      case "--max-body-bytes":
-        options.configuration.serverLimits.maxBodyBytes = try number(argument)
-      case "--max-decoded-body-bytes":
-        options.configuration.serverLimits.maxDecodedBodyBytes = try number(argument)
-      case "--max-event-bytes":
-        options.configuration.ingestLimits.maxEventBytes = try number(argument)
-      case "--max-json-depth":
-        options.configuration.ingestLimits.maxDepth = max(2, try number(argument))
-      case "--rate-limit-per-key":
-        options.configuration.rateLimits.perKey = try rate(argument)
-      case "--rate-limit-per-ip":
-        options.configuration.rateLimits.perAddress = try rate(argument)
-      case "--report-timeout":
-        let text = try value(argument)
-        guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
-          throw UsageError(message: "--report-timeout needs a number of seconds, not \"\(text)\"")
-        }
-        options.configuration.serverLimits.reportTimeLimitSeconds = seconds
-      case "--max-db-size":
-        options.configuration.writerLimits.maxFileBytes = Int64(max(1, try number(argument))) << 20
-      case "--max-queued-events":
-        options.configuration.writerLimits.maxQueuedEvents = max(1, try number(argument))
-      case "--max-unfolded-events":
-        options.configuration.writerLimits.maxUnfoldedEvents = max(0, try number(argument))
-      case "--log-level":
-        options.logLevel = try value(argument)
-        guard ["debug", "info", "warning", "error"].contains(options.logLevel) else {
-          throw UsageError(message: "--log-level must be debug, info, warning or error")
-        }
-      default:
-        throw UsageError(message: "unknown option \(argument)")
+
+    mutating func seconds(_ flag: String) throws(UsageError) -> Double {
+      let text = try value(flag)
+      guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
+        throw UsageError(message: "\(flag) needs a number of seconds, not \"\(text)\"")
       }
+      return seconds
     }
-    return options
   }
 }

@@ -74,34 +74,14 @@ public enum UpdateConfigurationDecoder {
     guard let fields = problems.object(value, at: path, known: entryFields) else { return nil }
     let before = problems.messages.count
     let updateId = updateIdentifier(fields["updateId"], at: path + ".updateId", &problems)
-    let platform = problems.required(fields["platform"], at: path + ".platform") {
-      (value, problems) -> Platform? in
-      guard let name = problems.string(value, at: path + ".platform") else { return nil }
-      guard let platform = Platform(rawValue: name) else {
-        problems.add(
-          path + ".platform",
-          "unknown value \"\(name)\" (use "
-            + Platform.allCases.map(\.rawValue).joined(separator: ", ") + ")")
-        return nil
-      }
-      return platform
-    }
+    let platform = platform(fields["platform"], at: path + ".platform", &problems)
     let latestVersion = problems.required(fields["latestVersion"], at: path + ".latestVersion") {
       $1.version($0, at: path + ".latestVersion")
     }
     let storeUrl = problems.required(fields["storeUrl"], at: path + ".storeUrl") {
       $1.url($0, at: path + ".storeUrl")
     }
-    let option = problems.required(fields["option"], at: path + ".option") {
-      (value, problems) -> UpdateOption? in
-      guard let name = problems.string(value, at: path + ".option") else { return nil }
-      guard let option = UpdateOption(name: name) else {
-        problems.add(
-          path + ".option", "unknown value \"\(name)\" (use flexible, immediate or force)")
-        return nil
-      }
-      return option
-    }
+    let option = updateOption(fields["option"], at: path + ".option", &problems)
     let requiredVersion = problems.optional(fields["requiredVersion"]) {
       $1.version($0, at: path + ".requiredVersion")
     }
@@ -120,14 +100,7 @@ public enum UpdateConfigurationDecoder {
       problems.optional(fields["unsupportedOs"]) {
         unsupportedOSPrompt($0, at: path + ".unsupportedOs", &$1)
       } ?? .silent
-    let eol = problems.optional(fields["eol"]) { $1.bool($0, at: path + ".eol") } ?? false
-    let eolMessage = problems.optional(fields["eolMessage"]) {
-      $1.text($0, at: path + ".eolMessage")
-    }
-    let eolMessageGiven = fields["eolMessage"].map { $0 != .null } ?? false
-    if eol && !eolMessageGiven {
-      problems.add(path + ".eolMessage", "required when eol is true")
-    }
+    let (eol, eolMessage) = endOfLife(fields, at: path, &problems)
     let texts = problems.required(fields["texts"], at: path + ".texts") {
       (value, problems) -> LocalizedTexts<PromptTexts>? in
       problems.localized(value, at: path + ".texts") { (value, path, problems) in
@@ -167,6 +140,51 @@ public enum UpdateConfigurationDecoder {
       }
       return text
     }
+  }
+
+  private static func platform(
+    _ value: JSONValue?, at path: String, _ problems: inout ConfigurationProblems
+  ) -> Platform? {
+    problems.required(value, at: path) { (value, problems) -> Platform? in
+      guard let name = problems.string(value, at: path) else { return nil }
+      guard let platform = Platform(rawValue: name) else {
+        problems.add(
+          path,
+          "unknown value \"\(name)\" (use "
+            + Platform.allCases.map(\.rawValue).joined(separator: ", ") + ")")
+        return nil
+      }
+      return platform
+    }
+  }
+
+  private static func updateOption(
+    _ value: JSONValue?, at path: String, _ problems: inout ConfigurationProblems
+  ) -> UpdateOption? {
+    problems.required(value, at: path) { (value, problems) -> UpdateOption? in
+      guard let name = problems.string(value, at: path) else { return nil }
+      guard let option = UpdateOption(name: name) else {
+        problems.add(path, "unknown value \"\(name)\" (use flexible, immediate or force)")
+        return nil
+      }
+      return option
+    }
+  }
+
+  /// The entry's `eol` flag and `eolMessage`, which an entry at its end of
+  /// life must give.
+  private static func endOfLife(
+    _ fields: [String: JSONValue], at path: String, _ problems: inout ConfigurationProblems
+  ) -> (eol: Bool, message: String?) {
+    let eol = problems.optional(fields["eol"]) { $1.bool($0, at: path + ".eol") } ?? false
+    let eolMessage = problems.optional(fields["eolMessage"]) {
+      $1.text($0, at: path + ".eolMessage")
+    }
+    let eolMessageGiven = fields["eolMessage"].map { $0 != .null } ?? false
+    if eol && !eolMessageGiven {
+      problems.add(path + ".eolMessage", "required when eol is true")
+    }
+    return (eol, eolMessage)
   }
 
   private static func promptTexts(

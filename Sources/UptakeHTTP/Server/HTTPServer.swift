@@ -158,59 +158,80 @@ public final class HTTPServer: @unchecked Sendable {
       let exchange = Exchange()
       exchangeSlot.pointee = Unmanaged.passRetained(exchange).toOpaque()
       inFlight.wrappingAdd(1, ordering: .relaxed)
-      let head = RequestHead(
-        method: method, path: url, query: Self.values(connection, MHD_ValueKind.GET_ARGUMENT_KIND),
-        lowercasedHeaders: Self.values(connection, MHD_ValueKind.HEADER_KIND, lowercasingKeys: true)
-      )
-      exchange.method = method
-      if isShuttingDown {
-        exchange.label = router.pattern(of: url)
-        return refuse(
-          .unavailable("shutting down", retryAfterSeconds: 5), head, connection, exchange)
-      }
-      switch router.decide(head) {
-      case .refuse(let error):
-        exchange.label = router.pattern(of: url)
-        return refuse(error, head, connection, exchange)
-      case .accept(let route, let request):
-        // The path is matched once: an accepted request is labelled by its
-        // route, a refused one looks its pattern up.
-        exchange.label = route.pattern
-        if let length = head.contentLength, length > limits.maxBodyBytes {
-          return refuse(Self.bodyTooLarge(limits), head, connection, exchange)
-        }
-        if let refusal = rateLimitRefusal(route, request, connection) {
-          return refuse(refusal, head, connection, exchange)
-        }
-        exchange.route = route
-        exchange.request = request
-        return MHD_Result.YES
-      }
+      return begin(exchange, connection, url: url, method: method)
     }
     let exchange = Unmanaged<Exchange>.fromOpaque(slot).takeUnretainedValue()
     if uploadSize.pointee > 0 {
       let count = uploadSize.pointee
       uploadSize.pointee = 0
-      if exchange.responded { return MHD_Result.YES }
-      if exchange.refusal != nil {
-        // libmicrohttpd cannot answer before the upload ends, so the rest
-        // is read and dropped; a client that keeps sending far past the
-        // limit is cut off instead.
-        exchange.discardedBytes += count
-        return exchange.discardedBytes > Self.maxDiscardedBytes ? MHD_Result.NO : MHD_Result.YES
+      return receive(upload, count: count, exchange)
+    }
+    return respond(connection, exchange)
+  }
+
+  /// Decides a request from its head: refused (while shutting down, by
+  /// the router, over the body limit or a rate), or accepted for its route.
+  private func begin(
+    _ exchange: Exchange, _ connection: OpaquePointer, url: String, method: String
+  ) -> MHD_Result {
+    let head = RequestHead(
+      method: method, path: url, query: Self.values(connection, MHD_ValueKind.GET_ARGUMENT_KIND),
+      lowercasedHeaders: Self.values(connection, MHD_ValueKind.HEADER_KIND, lowercasingKeys: true)
+    )
+    exchange.method = method
+    if isShuttingDown {
+      exchange.label = router.pattern(of: url)
+      return refuse(
+        .unavailable("shutting down", retryAfterSeconds: 5), head, connection, exchange)
+    }
+    switch router.decide(head) {
+    case .refuse(let error):
+      exchange.label = router.pattern(of: url)
+      return refuse(error, head, connection, exchange)
+    case .accept(let route, let request):
+      // The path is matched once: an accepted request is labelled by its
+      // route, a refused one looks its pattern up.
+      exchange.label = route.pattern
+      if let length = head.contentLength, length > limits.maxBodyBytes {
+        return refuse(Self.bodyTooLarge(limits), head, connection, exchange)
       }
-      guard exchange.body.count + count <= limits.maxBodyBytes else {
-        exchange.refusal = Self.bodyTooLarge(limits)
-        exchange.body = []
-        return MHD_Result.YES
+      if let refusal = rateLimitRefusal(route, request, connection) {
+        return refuse(refusal, head, connection, exchange)
       }
-      if let upload {
-        upload.withMemoryRebound(to: UInt8.self, capacity: count) {
-          exchange.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: count))
-        }
-      }
+      exchange.route = route
+      exchange.request = request
       return MHD_Result.YES
     }
+  }
+
+  /// Takes `count` more bytes of the body, up to the limit.
+  private func receive(_ upload: UnsafePointer<CChar>?, count: Int, _ exchange: Exchange)
+    -> MHD_Result
+  {
+    if exchange.responded { return MHD_Result.YES }
+    if exchange.refusal != nil {
+      // libmicrohttpd cannot answer before the upload ends, so the rest
+      // is read and dropped; a client that keeps sending far past the
+      // limit is cut off instead.
+      exchange.discardedBytes += count
+      return exchange.discardedBytes > Self.maxDiscardedBytes ? MHD_Result.NO : MHD_Result.YES
+    }
+    guard exchange.body.count + count <= limits.maxBodyBytes else {
+      exchange.refusal = Self.bodyTooLarge(limits)
+      exchange.body = []
+      return MHD_Result.YES
+    }
+    if let upload {
+      upload.withMemoryRebound(to: UInt8.self, capacity: count) {
+        exchange.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: count))
+      }
+    }
+    return MHD_Result.YES
+  }
+
+  /// Once the body is in: the refusal, the handler's response, or a
+  /// deferred handler's once it is ready.
+  private func respond(_ connection: OpaquePointer, _ exchange: Exchange) -> MHD_Result {
     if exchange.responded { return MHD_Result.YES }
     if let refusal = exchange.refusal {
       return send(refusal.response, connection, exchange)

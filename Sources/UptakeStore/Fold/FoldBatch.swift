@@ -110,22 +110,35 @@ struct FoldBatch {
           hasInstall: hasInstall))
     }
     statement.reset()
+    batch.dimensionSets = dimensionNumbers.codes.map { codes in
+      batch.dimensionSet(codes, updates: updates, optionalTexts: optionalTexts)
+    }
+    batch.rankUpdates(updates)
+    return batch
+  }
+
+  /// The texts of a dimension set's numbers; -1 is a missing optional text.
+  private func dimensionSet(
+    _ codes: DimensionCodes, updates: TextNumbering, optionalTexts: TextNumbering
+  ) -> DimensionSet {
     func optionalText(_ number: Int32) -> String? {
       number < 0 ? nil : optionalTexts.texts[Int(number)]
     }
-    batch.dimensionSets = dimensionNumbers.codes.map { codes in
-      DimensionSet(
-        appNo: codes.appNo, updateId: updates.texts[Int(codes.update)],
-        appVersion: batch.versions.texts[Int(codes.version)],
-        platform: optionalText(codes.platform), osVersion: optionalText(codes.osVersion))
-    }
+    return DimensionSet(
+      appNo: codes.appNo, updateId: updates.texts[Int(codes.update)],
+      appVersion: versions.texts[Int(codes.version)],
+      platform: optionalText(codes.platform), osVersion: optionalText(codes.osVersion))
+  }
+
+  /// Replaces the events' update numbers (in the order first read) by
+  /// their ranks in byte order, and fills `updateIds`.
+  private mutating func rankUpdates(_ updates: TextNumbering) {
     let ranks = updates.byteOrderRanks()
-    batch.updateIds = [String](repeating: "", count: ranks.count)
-    for (number, rank) in ranks.enumerated() { batch.updateIds[Int(rank)] = updates.texts[number] }
-    for index in batch.events.indices {
-      batch.events[index].update = ranks[Int(batch.events[index].update)]
+    updateIds = [String](repeating: "", count: ranks.count)
+    for (number, rank) in ranks.enumerated() { updateIds[Int(rank)] = updates.texts[number] }
+    for index in events.indices {
+      events[index].update = ranks[Int(events[index].update)]
     }
-    return batch
   }
 }
 

@@ -175,11 +175,39 @@ struct FunnelDownloads {
 
   func write(_ database: Database, versions: TextNumbering) throws(StoreError) {
     guard !changed.isEmpty else { return }
-    // In the table's key order: one sweep of it. Until schema/0015 each
-    // row also went into an index by install, and they were written in
-    // install order for its sake.
+    let ordered = orderedByKey()
+    let (replace, merge) = try Self.upserts(database)
+    var packed: [UInt8] = []
+    for (key, row, merges) in ordered {
+      let upsert = merges ? merge : replace
+      try upsert.bind(1, key.appNo)
+      try upsert.bind(2, Int64(key.isTest ? 1 : 0))
+      try upsert.bind(3, updates.texts[Int(key.update)])
+      try upsert.bind(4, Int64(key.day))
+      try upsert.bind(5, key.installKey)
+      try upsert.bind(6, row.firstTs)
+      try upsert.bind(7, row.lastTs)
+      try upsert.bind(8, row.upgrade?.ts)
+      try upsert.bind(9, row.upgrade.map { versions.texts[Int($0.from)] })
+      try upsert.bind(10, row.upgrade.map { versions.texts[Int($0.to)] })
+      packed.removeAll(keepingCapacity: true)
+      for change in row.laterChanges {
+        VersionChange(
+          timestampMs: change.ts, from: versions.texts[Int(change.from)],
+          to: versions.texts[Int(change.to)]
+        ).pack(into: &packed)
+      }
+      try upsert.bind(11, packed)
+      try upsert.run()
+    }
+  }
+
+  /// The rows to write in the table's key order: one sweep of it. Until
+  /// schema/0015 each row also went into an index by install, and they
+  /// were written in install order for its sake.
+  private func orderedByKey() -> [(key: Key, row: Row, merges: Bool)] {
     let ranks = updates.byteOrderRanks()
-    let ordered = changed.sorted { lhs, rhs in
+    return changed.sorted { lhs, rhs in
       let (left, right) = (lhs.key, rhs.key)
       if left.appNo != right.appNo { return left.appNo < right.appNo }
       if left.isTest != right.isTest { return !left.isTest }
@@ -187,6 +215,12 @@ struct FunnelDownloads {
       if left.day != right.day { return left.day < right.day }
       return left.installKey < right.installKey
     }
+  }
+
+  /// The upsert that replaces a stored row, and the one that merges into it.
+  private static func upserts(_ database: Database) throws(StoreError)
+    -> (replace: Statement, merge: Statement)
+  {
     let insert = """
       INSERT INTO funnel_downloads (app_no, is_test, update_id, day, install_key, first_ts,
         last_ts, upgrade_ts, upgrade_from, upgrade_to, later_changes)
@@ -211,29 +245,7 @@ struct FunnelDownloads {
           upgrade_to = iif(excluded.first_ts < first_ts, excluded.upgrade_to, upgrade_to),
           later_changes = iif(excluded.first_ts < first_ts, excluded.later_changes, later_changes)
         """)
-    var packed: [UInt8] = []
-    for (key, row, merges) in ordered {
-      let upsert = merges ? merge : replace
-      try upsert.bind(1, key.appNo)
-      try upsert.bind(2, Int64(key.isTest ? 1 : 0))
-      try upsert.bind(3, updates.texts[Int(key.update)])
-      try upsert.bind(4, Int64(key.day))
-      try upsert.bind(5, key.installKey)
-      try upsert.bind(6, row.firstTs)
-      try upsert.bind(7, row.lastTs)
-      try upsert.bind(8, row.upgrade?.ts)
-      try upsert.bind(9, row.upgrade.map { versions.texts[Int($0.from)] })
-      try upsert.bind(10, row.upgrade.map { versions.texts[Int($0.to)] })
-      packed.removeAll(keepingCapacity: true)
-      for change in row.laterChanges {
-        VersionChange(
-          timestampMs: change.ts, from: versions.texts[Int(change.from)],
-          to: versions.texts[Int(change.to)]
-        ).pack(into: &packed)
-      }
-      try upsert.bind(11, packed)
-      try upsert.run()
-    }
+    return (replace, merge)
   }
 
   /// The install's version changes in time order, as version_changes

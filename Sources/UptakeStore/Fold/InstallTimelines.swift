@@ -37,14 +37,33 @@ struct InstallTimelines {
   static func read(
     _ events: [FoldEvent], _ database: Database, _ versions: inout TextNumbering
   ) throws(StoreError) -> InstallTimelines {
-    let scan = try database.statement(
-      """
-      SELECT install_key, day, app_version, first_ts FROM install_days
-      WHERE app_no = ?1 AND is_test = ?2 AND install_key >= ?3
-      ORDER BY install_key, day, app_version
-      """)
-    defer { scan.reset() }
+    var cursor = try Cursor(database)
+    defer { cursor.scan.reset() }
     var timelines = InstallTimelines()
+    try events.forEachInstall { range throws(StoreError) in
+      let install = events[range.lowerBound]
+      try cursor.move(to: install)
+      while case .at(let at) = cursor.position, at == install.installKey {
+        let version = cursor.scan.withText(2) { versions.number($0) }
+        timelines.rows.append(
+          SeenRow(
+            day: Int32(cursor.scan.int64(1)), version: version, firstTs: cursor.scan.int64(3)))
+        try cursor.advance()
+      }
+      timelines.starts.append(Int32(timelines.rows.count))
+    }
+    return timelines
+  }
+
+  /// A cursor over install_days that reaches each install's rows by
+  /// stepping while that pays, and by seeking otherwise.
+  private struct Cursor {
+    let scan: Statement
+    var position = Position.unplaced
+    /// The app and test flag the cursor reads; another one must seek.
+    private var scope: (appNo: Int64, isTest: Bool)?
+    private var (tries, hits) = (0, 0)
+
     /// Where the cursor is: nowhere yet, on a row of this key, or past
     /// the scope's last row.
     enum Position {
@@ -61,21 +80,18 @@ struct InstallTimelines {
         }
       }
     }
-    var position = Position.unplaced
-    var scope: (appNo: Int64, isTest: Bool)?
-    var (tries, hits) = (0, 0)
-    func advance() throws(StoreError) {
-      position = try scan.step() ? .at(scan.int64(0)) : .end
+
+    init(_ database: Database) throws(StoreError) {
+      scan = try database.statement(
+        """
+        SELECT install_key, day, app_version, first_ts FROM install_days
+        WHERE app_no = ?1 AND is_test = ?2 AND install_key >= ?3
+        ORDER BY install_key, day, app_version
+        """)
     }
-    func seek(_ install: FoldEvent) throws(StoreError) {
-      scan.reset()
-      try scan.bind(1, install.appNo)
-      try scan.bind(2, Int64(install.isTest ? 1 : 0))
-      try scan.bind(3, install.installKey)
-      try advance()
-    }
-    try events.forEachInstall { range throws(StoreError) in
-      let install = events[range.lowerBound]
+
+    /// To the first row of `install` or, when it has none, of a later key.
+    mutating func move(to install: FoldEvent) throws(StoreError) {
       let key = install.installKey
       if scope.map({ $0.appNo != install.appNo || $0.isTest != install.isTest }) ?? true {
         scope = (install.appNo, install.isTest)
@@ -95,14 +111,18 @@ struct InstallTimelines {
         }
       }
       if position.needsSeek(to: key) { try seek(install) }
-      while case .at(let at) = position, at == key {
-        let version = scan.withText(2) { versions.number($0) }
-        timelines.rows.append(
-          SeenRow(day: Int32(scan.int64(1)), version: version, firstTs: scan.int64(3)))
-        try advance()
-      }
-      timelines.starts.append(Int32(timelines.rows.count))
     }
-    return timelines
+
+    mutating func advance() throws(StoreError) {
+      position = try scan.step() ? .at(scan.int64(0)) : .end
+    }
+
+    private mutating func seek(_ install: FoldEvent) throws(StoreError) {
+      scan.reset()
+      try scan.bind(1, install.appNo)
+      try scan.bind(2, Int64(install.isTest ? 1 : 0))
+      try scan.bind(3, install.installKey)
+      try advance()
+    }
   }
 }

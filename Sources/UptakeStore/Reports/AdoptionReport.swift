@@ -7,89 +7,120 @@ extension ReportQueries {
     -> [AdoptionRow]
   {
     try database.read { () throws(StoreError) -> [AdoptionRow] in
-      var versions: [VersionDay: Int] = [:]
-      var active: [Int64: Int] = [:]
       let tail = try RollupTail.load(database, appNo: appNo)
       let tailSeen = tail.seen.keys.filter {
         test.admits(isTest: $0.isTest) && (range.fromDay...range.toDay).contains($0.day)
       }
-      if test == .include {
-        // An install with test and real events counts once: read the
-        // installs of both kinds and count them distinct.
-        var versionMembers: [VersionDay: InstallSet] = [:]
-        var activeMembers: [Int64: InstallSet] = [:]
-        func add(_ day: Int64, _ appVersion: String, _ install: Int64) {
-          versionMembers[VersionDay(day: day, appVersion: appVersion), default: InstallSet()]
-            .insert(
-              install)
-          activeMembers[day, default: InstallSet()].insert(install)
-        }
-        let members = try database.statement(
-          """
-          SELECT day, app_version, install_key FROM install_days
-          WHERE app_no = ? AND day BETWEEN ? AND ? AND is_test IN (0, 1)
-          """)
-        try bindScope(members, appNo: appNo, from: range.fromDay, through: range.toDay)
-        while try members.step() { add(members.int64(0), members.string(1), members.int64(2)) }
-        for key in tailSeen { add(key.day, key.appVersion, key.installKey) }
-        versions = versionMembers.mapValues(\.count)
-        active = activeMembers.mapValues(\.count)
-      } else {
-        let byVersion = try database.statement(
-          """
-          SELECT day, app_version, installs FROM daily_versions
-          WHERE app_no = ? AND day BETWEEN ? AND ? AND \(test.sqlCondition)
-          """)
-        try bindScope(byVersion, appNo: appNo, from: range.fromDay, through: range.toDay)
-        while try byVersion.step() {
-          versions[
-            VersionDay(day: byVersion.int64(0), appVersion: byVersion.string(1)), default: 0] +=
-            byVersion.int(2)
-        }
-        let byDay = try database.statement(
-          """
-          SELECT day, installs FROM daily_active
-          WHERE app_no = ? AND day BETWEEN ? AND ? AND \(test.sqlCondition)
-          """)
-        try bindScope(byDay, appNo: appNo, from: range.fromDay, through: range.toDay)
-        while try byDay.step() { active[byDay.int64(0), default: 0] += byDay.int(1) }
-        // Unfolded installs count where they are new to the version or the
-        // day: the folded versions of each unfolded install and day decide.
-        let folded = try database.statement(
-          """
-          SELECT app_version FROM install_days
-          WHERE app_no = ? AND is_test = ? AND install_key = ? AND day = ?
-          """)
-        var tailVersionsByInstallDay: [RollupDelta.SeenKey: [String]] = [:]
-        for key in tailSeen {
-          let installDay = RollupDelta.SeenKey(
-            appNo: key.appNo, isTest: key.isTest, installKey: key.installKey, day: key.day,
-            appVersion: "")
-          tailVersionsByInstallDay[installDay, default: []].append(key.appVersion)
-        }
-        for (installDay, tailVersions) in tailVersionsByInstallDay {
-          try folded.bind(1, installDay.appNo)
-          try folded.bind(2, Int64(installDay.isTest ? 1 : 0))
-          try folded.bind(3, installDay.installKey)
-          try folded.bind(4, installDay.day)
-          var foldedVersions = Set<String>()
-          while try folded.step() { foldedVersions.insert(folded.string(0)) }
-          folded.reset()
-          if foldedVersions.isEmpty { active[installDay.day, default: 0] += 1 }
-          for appVersion in tailVersions where !foldedVersions.contains(appVersion) {
-            versions[VersionDay(day: installDay.day, appVersion: appVersion), default: 0] += 1
-          }
-        }
+      let counts =
+        test == .include
+        ? try distinctInstallCounts(appNo: appNo, range: range, tailSeen: tailSeen)
+        : try foldedInstallCounts(appNo: appNo, range: range, test: test, tailSeen: tailSeen)
+      return counts.rows()
+    }
+  }
+
+  /// With `test=include`: an install with test and real events counts
+  /// once, so the installs of both kinds are read and counted distinct.
+  private func distinctInstallCounts(
+    appNo: Int64, range: DayRange, tailSeen: [RollupDelta.SeenKey]
+  ) throws(StoreError) -> AdoptionCounts {
+    var versionMembers: [VersionDay: InstallSet] = [:]
+    var activeMembers: [Int64: InstallSet] = [:]
+    func add(_ day: Int64, _ appVersion: String, _ install: Int64) {
+      versionMembers[VersionDay(day: day, appVersion: appVersion), default: InstallSet()]
+        .insert(
+          install)
+      activeMembers[day, default: InstallSet()].insert(install)
+    }
+    let members = try database.statement(
+      """
+      SELECT day, app_version, install_key FROM install_days
+      WHERE app_no = ? AND day BETWEEN ? AND ? AND is_test IN (0, 1)
+      """)
+    try bindScope(members, appNo: appNo, from: range.fromDay, through: range.toDay)
+    while try members.step() { add(members.int64(0), members.string(1), members.int64(2)) }
+    for key in tailSeen { add(key.day, key.appVersion, key.installKey) }
+    return AdoptionCounts(
+      versions: versionMembers.mapValues(\.count), active: activeMembers.mapValues(\.count))
+  }
+
+  /// With one test flag: the folded counts, and the unfolded installs
+  /// where they are new.
+  private func foldedInstallCounts(
+    appNo: Int64, range: DayRange, test: TestFilter, tailSeen: [RollupDelta.SeenKey]
+  ) throws(StoreError) -> AdoptionCounts {
+    var counts = AdoptionCounts()
+    let byVersion = try database.statement(
+      """
+      SELECT day, app_version, installs FROM daily_versions
+      WHERE app_no = ? AND day BETWEEN ? AND ? AND \(test.sqlCondition)
+      """)
+    try bindScope(byVersion, appNo: appNo, from: range.fromDay, through: range.toDay)
+    while try byVersion.step() {
+      counts.versions[
+        VersionDay(day: byVersion.int64(0), appVersion: byVersion.string(1)), default: 0] +=
+        byVersion.int(2)
+    }
+    let byDay = try database.statement(
+      """
+      SELECT day, installs FROM daily_active
+      WHERE app_no = ? AND day BETWEEN ? AND ? AND \(test.sqlCondition)
+      """)
+    try bindScope(byDay, appNo: appNo, from: range.fromDay, through: range.toDay)
+    while try byDay.step() { counts.active[byDay.int64(0), default: 0] += byDay.int(1) }
+    try addUnfoldedInstalls(tailSeen, to: &counts)
+    return counts
+  }
+
+  /// Unfolded installs count where they are new to the version or the
+  /// day: the folded versions of each unfolded install and day decide.
+  private func addUnfoldedInstalls(
+    _ tailSeen: [RollupDelta.SeenKey], to counts: inout AdoptionCounts
+  ) throws(StoreError) {
+    let folded = try database.statement(
+      """
+      SELECT app_version FROM install_days
+      WHERE app_no = ? AND is_test = ? AND install_key = ? AND day = ?
+      """)
+    var tailVersionsByInstallDay: [RollupDelta.SeenKey: [String]] = [:]
+    for key in tailSeen {
+      let installDay = RollupDelta.SeenKey(
+        appNo: key.appNo, isTest: key.isTest, installKey: key.installKey, day: key.day,
+        appVersion: "")
+      tailVersionsByInstallDay[installDay, default: []].append(key.appVersion)
+    }
+    for (installDay, tailVersions) in tailVersionsByInstallDay {
+      try folded.bind(1, installDay.appNo)
+      try folded.bind(2, Int64(installDay.isTest ? 1 : 0))
+      try folded.bind(3, installDay.installKey)
+      try folded.bind(4, installDay.day)
+      var foldedVersions = Set<String>()
+      while try folded.step() { foldedVersions.insert(folded.string(0)) }
+      folded.reset()
+      if foldedVersions.isEmpty { counts.active[installDay.day, default: 0] += 1 }
+      for appVersion in tailVersions where !foldedVersions.contains(appVersion) {
+        counts.versions[VersionDay(day: installDay.day, appVersion: appVersion), default: 0] += 1
       }
-      return versions.compactMap { key, installs -> AdoptionRow? in
-        guard installs > 0, let total = active[key.day], total > 0 else { return nil }
-        return AdoptionRow(
-          day: key.day, appVersion: key.appVersion, installs: installs,
-          share: Double(installs) / Double(total))
-      }.sorted { lhs, rhs in
-        lhs.day != rhs.day
-          ? lhs.day < rhs.day : VersionOrder.areInIncreasingOrder(lhs.appVersion, rhs.appVersion)
-      }
+    }
+  }
+}
+
+/// Installs per version and day, and per day on any version.
+private struct AdoptionCounts {
+  var versions: [VersionDay: Int] = [:]
+  var active: [Int64: Int] = [:]
+
+  /// Each version's installs of a day with their share of the day's, by
+  /// date, then version order.
+  func rows() -> [AdoptionRow] {
+    versions.compactMap { key, installs -> AdoptionRow? in
+      guard installs > 0, let total = active[key.day], total > 0 else { return nil }
+      return AdoptionRow(
+        day: key.day, appVersion: key.appVersion, installs: installs,
+        share: Double(installs) / Double(total))
+    }.sorted { lhs, rhs in
+      lhs.day != rhs.day
+        ? lhs.day < rhs.day : VersionOrder.areInIncreasingOrder(lhs.appVersion, rhs.appVersion)
     }
   }
 }
