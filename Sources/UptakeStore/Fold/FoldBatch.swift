@@ -65,24 +65,52 @@ struct FoldBatch {
   var count = 0
   var lastSeq: Int64 = 0
 
-  /// Reads up to `maxEvents` events with seq above `after`.
+  /// The columns every read of events for the aggregates selects, in the
+  /// order `read(_:after:capacity:)` reads them.
+  private static let columns = """
+    SELECT seq, app_no, update_id, action, app_version, install_id, ts, is_test, platform,
+      os_version
+    FROM events
+    """
+
+  /// Reads up to `maxEvents` events with seq above `after`: a fold step.
   static func read(_ database: Database, after: Int64, maxEvents: Int) throws(StoreError)
     -> FoldBatch
+  {
+    let statement = try database.statement(
+      "\(columns) WHERE seq > ? ORDER BY seq LIMIT ?")
+    try statement.bind(1, after)
+    try statement.bind(2, maxEvents)
+    return try read(statement, after: after, capacity: min(maxEvents, 1 << 20))
+  }
+
+  /// Reads one app's events with seq above `after`: the unfolded tail that
+  /// reports add to the rollups (`RollupTail`), projected as a fold
+  /// projects them, so the two cannot disagree on what an event counts as.
+  static func read(_ database: Database, after: Int64, appNo: Int64) throws(StoreError)
+    -> FoldBatch
+  {
+    // The seq (rowid) range is the few unfolded events. `+app_no` keeps the
+    // planner on it should an index on app_no ever come back (one did until
+    // schema/0006).
+    let statement = try database.statement("\(columns) WHERE seq > ? AND +app_no = ?")
+    try statement.bind(1, after)
+    try statement.bind(2, appNo)
+    return try read(statement, after: after, capacity: 0)
+  }
+
+  /// The rows of `statement`, which selects `columns`, as a batch: the one
+  /// projection of a stored event onto what the aggregates need. Events of
+  /// an action code this build does not know are counted and skipped.
+  private static func read(_ statement: Statement, after: Int64, capacity: Int)
+    throws(StoreError) -> FoldBatch
   {
     var batch = FoldBatch()
     batch.lastSeq = after
     var updates = TextNumbering()
     var optionalTexts = TextNumbering()
     var dimensionNumbers = DimensionNumbering()
-    let statement = try database.statement(
-      """
-      SELECT seq, app_no, update_id, action, app_version, install_id, ts, is_test, platform,
-        os_version
-      FROM events WHERE seq > ? ORDER BY seq LIMIT ?
-      """)
-    try statement.bind(1, after)
-    try statement.bind(2, maxEvents)
-    batch.events.reserveCapacity(min(maxEvents, 1 << 20))
+    batch.events.reserveCapacity(capacity)
     while try statement.step() {
       batch.lastSeq = statement.int64(0)
       batch.count += 1
@@ -116,6 +144,16 @@ struct FoldBatch {
     batch.rankUpdates(updates)
     return batch
   }
+
+  /// The update id of one of the batch's events.
+  func updateId(of event: FoldEvent) -> String { updateIds[Int(event.update)] }
+
+  /// The app version of one of the batch's events.
+  func appVersion(of event: FoldEvent) -> String { versions.texts[Int(event.version)] }
+
+  /// The dimension set (and so the platform and OS version) of one of the
+  /// batch's events.
+  func dimensionSet(of event: FoldEvent) -> DimensionSet { dimensionSets[Int(event.dimensions)] }
 
   /// The texts of a dimension set's numbers; -1 is a missing optional text.
   private func dimensionSet(

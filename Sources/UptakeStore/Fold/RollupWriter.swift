@@ -277,8 +277,8 @@ enum RollupWriter {
   private struct SeenWriter {
     let insert: Statement
     let earlier: Statement
-    var versionInstalls: [VersionDay: Int] = [:]
-    var activeInstalls: [ScopeDay: Int] = [:]
+    var versionInstalls: [DailyVersionsKey: Int] = [:]
+    var activeInstalls: [DailyActiveKey: Int] = [:]
     var changes = VersionChanges()
     var funnelDownloads: FunnelDownloads
 
@@ -349,7 +349,7 @@ enum RollupWriter {
       try bind(insert, install, row, versions.texts[Int(row.version)])
       try insert.run()
       versionInstalls[
-        VersionDay(
+        DailyVersionsKey(
           appNo: install.appNo, isTest: install.isTest, day: row.day,
           version: row.version),
         default: 0] += 1
@@ -364,7 +364,8 @@ enum RollupWriter {
       timeline.append(row)
       if !seenOtherThatDay {
         activeInstalls[
-          ScopeDay(appNo: install.appNo, isTest: install.isTest, day: row.day), default: 0] += 1
+          DailyActiveKey(appNo: install.appNo, isTest: install.isTest, day: row.day), default: 0] +=
+          1
       }
       var changesMoved = false
       if let previous, changes.record(scope, from: previous, to: row, &versions) {
@@ -432,14 +433,16 @@ enum RollupWriter {
     }
   }
 
-  private struct VersionDay: Hashable {
+  /// A row of daily_versions: a version's installs on a day.
+  private struct DailyVersionsKey: Hashable {
     let appNo: Int64
     let isTest: Bool
     let day: Int32
     let version: Int32
   }
 
-  private struct ScopeDay: Hashable {
+  /// A row of daily_active: the installs seen on a day.
+  private struct DailyActiveKey: Hashable {
     let appNo: Int64
     let isTest: Bool
     let day: Int32

@@ -54,13 +54,7 @@ public final class EventInserter {
         """)
       // Every key first, so the duplicate index can load what their
       // lookups will read all at once (`DedupIndex.prefetch`).
-      var dedupKeys: [Int64?] = []
-      dedupKeys.reserveCapacity(batches.reduce(0) { $0 + $1.events.count })
-      for batch in batches {
-        for event in batch.events {
-          dedupKeys.append(event.id.map { StableHash.dedupKey(appNo: batch.appNo, clientId: $0) })
-        }
-      }
+      let dedupKeys = Self.dedupKeys(of: batches)
       dedup.prefetch(dedupKeys)
       var keyIndex = 0
       for batch in batches {
@@ -104,6 +98,19 @@ public final class EventInserter {
       }
       return outcomes
     }
+  }
+
+  /// Each event's duplicate-index key, in order; nil for an event without
+  /// an `id`, which is never a duplicate.
+  private static func dedupKeys(of batches: [EventBatch]) -> [Int64?] {
+    var keys: [Int64?] = []
+    keys.reserveCapacity(batches.reduce(0) { $0 + $1.events.count })
+    for batch in batches {
+      for event in batch.events {
+        keys.append(event.id.map { StableHash.dedupKey(appNo: batch.appNo, clientId: $0) })
+      }
+    }
+    return keys
   }
 
   /// Bytes the storage probe writes: enough pages that a full disk or a

@@ -24,10 +24,10 @@ extension ReportQueries {
   private func distinctInstallCounts(
     appNo: Int64, range: DayRange, tailSeen: [RollupDelta.SeenKey]
   ) throws(StoreError) -> AdoptionCounts {
-    var versionMembers: [VersionDay: InstallSet] = [:]
+    var versionMembers: [AdoptionCell: InstallSet] = [:]
     var activeMembers: [Int64: InstallSet] = [:]
     func add(_ day: Int64, _ appVersion: String, _ install: Int64) {
-      versionMembers[VersionDay(day: day, appVersion: appVersion), default: InstallSet()]
+      versionMembers[AdoptionCell(day: day, appVersion: appVersion), default: InstallSet()]
         .insert(
           install)
       activeMembers[day, default: InstallSet()].insert(install)
@@ -58,7 +58,7 @@ extension ReportQueries {
     try bindScope(byVersion, appNo: appNo, from: range.fromDay, through: range.toDay)
     while try byVersion.step() {
       counts.versions[
-        VersionDay(day: byVersion.int64(0), appVersion: byVersion.string(1)), default: 0] +=
+        AdoptionCell(day: byVersion.int64(0), appVersion: byVersion.string(1)), default: 0] +=
         byVersion.int(2)
     }
     let byDay = try database.statement(
@@ -99,7 +99,7 @@ extension ReportQueries {
       folded.reset()
       if foldedVersions.isEmpty { counts.active[installDay.day, default: 0] += 1 }
       for appVersion in tailVersions where !foldedVersions.contains(appVersion) {
-        counts.versions[VersionDay(day: installDay.day, appVersion: appVersion), default: 0] += 1
+        counts.versions[AdoptionCell(day: installDay.day, appVersion: appVersion), default: 0] += 1
       }
     }
   }
@@ -107,7 +107,7 @@ extension ReportQueries {
 
 /// Installs per version and day, and per day on any version.
 private struct AdoptionCounts {
-  var versions: [VersionDay: Int] = [:]
+  var versions: [AdoptionCell: Int] = [:]
   var active: [Int64: Int] = [:]
 
   /// Each version's installs of a day with their share of the day's, by
@@ -125,7 +125,8 @@ private struct AdoptionCounts {
   }
 }
 
-private struct VersionDay: Hashable {
+/// A cell of the adoption report: one app version on one day.
+private struct AdoptionCell: Hashable {
   let day: Int64
   let appVersion: String
 }

@@ -1,6 +1,8 @@
 import UptakeCore
 
-/// One stored event, reduced to what the aggregates need.
+/// An event of the unfolded tail with its texts resolved, for the reports
+/// that read the tail event by event. It is made only from the fold's own
+/// projection (`FoldBatch.read`), so the tail counts what a fold counts.
 struct RollupEvent {
   let appNo: Int64
   let isTest: Bool
@@ -11,11 +13,26 @@ struct RollupEvent {
   let timestampMs: Int64
   let platform: String?
   let osVersion: String?
+
+  /// `event`, one of `batch`'s, with its texts.
+  init(_ event: FoldEvent, in batch: FoldBatch) {
+    let dimensions = batch.dimensionSet(of: event)
+    appNo = event.appNo
+    isTest = event.isTest
+    updateId = batch.updateId(of: event)
+    // FoldBatch.read keeps the events of known actions only.
+    action = Action(rawValue: Int(event.action))!
+    appVersion = batch.appVersion(of: event)
+    installKey = event.hasInstall ? event.installKey : nil
+    timestampMs = event.timestampMs
+    platform = dimensions.platform
+    osVersion = dimensions.osVersion
+  }
 }
 
 /// The aggregates of the events not folded yet, held in memory: reports add
-/// them to what the rollup tables hold (`RollupTail`). The fold itself works
-/// on compact sorted records instead (`FoldBatch`).
+/// them to what the rollup tables hold (`RollupTail`). Built from the same
+/// `FoldBatch` a fold reads, keyed by texts as the reports' queries are.
 struct RollupDelta {
   /// A bucket of daily_counts.
   struct CountKey: Hashable {
@@ -55,7 +72,13 @@ struct RollupDelta {
   /// The events themselves, for the reports that need them one by one.
   private(set) var events: [RollupEvent] = []
 
-  mutating func add(_ event: RollupEvent) {
+  /// The aggregates of `batch`'s events.
+  init(_ batch: FoldBatch) {
+    events.reserveCapacity(batch.events.count)
+    for event in batch.events { add(RollupEvent(event, in: batch)) }
+  }
+
+  private mutating func add(_ event: RollupEvent) {
     events.append(event)
     let day = Timestamp.dayNumber(ms: event.timestampMs)
     let key = CountKey(
