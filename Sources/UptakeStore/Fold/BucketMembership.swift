@@ -10,7 +10,7 @@
 /// only the installs it cannot rule out are looked up, one scan of their
 /// bucket's packed members for all of them.
 ///
-/// One per writing connection (`EventInserter`). The filters describe the
+/// One per folding connection (`RollupFolder`). The filters describe the
 /// members as of the folded seq they were last committed with: when
 /// another connection has folded since (an import beside the daemon), or
 /// a fold of this one failed, they are dropped and built again from the

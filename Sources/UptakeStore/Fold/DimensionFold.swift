@@ -4,12 +4,13 @@ import UptakeCore
 /// dimension sets, event counts per hour (dimension_count_runs) and install
 /// presence per day (presence_runs), each by dimension set and action.
 ///
-/// In two halves, so a bulk import can do the first on another connection
-/// while it stores more events (`FoldPreparer`): `prepare` only reads, and
-/// numbers the batch's new dimension sets after the highest stored one;
-/// `write` adds those sets and writes the rows. Only folds add sets, and
-/// each moves the folded seq, so a fold that `RollupFolder.write` finds
-/// still fresh finds those numbers still free.
+/// In two halves, so the fold thread can read a step in a short read
+/// transaction and write it in another (`RollupWriter.prepare`,
+/// `RollupFolder.fold(_:)`): `prepare` only reads, and numbers the batch's
+/// new dimension sets after the highest stored one; `write` adds those
+/// sets and writes the rows. Only folds add sets, and each moves the folded
+/// seq, so a fold that `RollupFolder.fold(_:)` finds still fresh finds
+/// those numbers still free.
 enum DimensionFold {
   /// The rows a batch adds to, counted and sorted.
   struct Prepared {
