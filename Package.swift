@@ -30,13 +30,10 @@ let package = Package(
     .target(name: "UptakeCore", dependencies: ["CCrypto"]),
     .target(
       name: "UptakeStore", dependencies: ["UptakeCore", "CSQLite"],
-      // Release builds skip the runtime checks of exclusive access; debug
-      // builds, which the tests run, keep them. The funnel's loops over
-      // tens of thousands of packed entries spent 7 % of a request in
-      // them (swift_beginAccess, AccessSet::insert): over the bench's
-      // 10.4M events, three alternated runs each, p50 15.7 / 13.9 /
-      // 14.4 ms against 17.1 / 19.3 / 16.5, and with latestVersion set
-      // 17.9 / 16.0 / 17.2 against 21.2 / 22.2 / 19.2.
+      // Release builds skip the runtime checks of exclusive access, which
+      // the funnel's loops over tens of thousands of packed entries paid on
+      // every access (docs/performance.md); debug builds, which the tests
+      // run, keep them.
       swiftSettings: [
         .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))
       ],

@@ -16,8 +16,7 @@ signal(SIGPIPE, SIG_IGN)
 // a flood) get mappings of their own, returned when the step ends. Past
 // glibc's first large free its threshold rises to 32 MiB, and they came
 // from the fold thread's arena instead, whose freed space stayed resident
-// between the steps: 100-event batches peaked at 133.9 MiB, and at 110.0
-// MiB with this (RSS peak, 125k-event steps).
+// between the steps and raised the daemon's peak (docs/performance.md).
 _ = uptake_map_blocks_from(1 << 20)
 
 func fail(_ message: String, code: Int32) -> Never {

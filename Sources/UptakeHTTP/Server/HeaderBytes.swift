@@ -2,8 +2,8 @@ import Glibc
 
 /// Header values read as UTF-8 bytes. The spaces around a value and the
 /// letter case of a scheme or media type are ASCII, so none of this needs
-/// Unicode: Character-wise and Foundation trimming cost 2–18 µs a request on
-/// the ingest path, byte scans well under one (docs/performance.md).
+/// Unicode, and byte scans cost a fraction of Character-wise or Foundation
+/// trimming on the ingest path (docs/performance.md).
 enum HeaderBytes {
   /// `value` without the spaces and tabs around it.
   static func trimmed(_ value: Substring) -> Substring {

@@ -24,8 +24,8 @@ public struct ServerLimits: Sendable {
   /// as they arrive, so this only bounds headers: 8 KiB holds a request head
   /// of about 7 KiB (Apache's limit for one header line is 8 KiB), beyond
   /// any real client's; larger heads get 431. libmicrohttpd zeroes this
-  /// pool between the requests of a keep-alive connection, which at 32 KiB
-  /// cost ~5 µs a request, 11 % of single-event ingest's instructions.
+  /// pool between the requests of a keep-alive connection, so a larger one
+  /// costs every request (docs/performance.md).
   public var connectionMemoryBytes = 8 * 1024
   /// Seconds one report may read. A report's read transaction pins the
   /// write-ahead log, which cannot be rewound until it ends, so this bounds
@@ -33,8 +33,8 @@ public struct ServerLimits: Sendable {
   /// The heaviest report over 90 days of 10M events takes a few seconds on
   /// one core; 30 s leaves room for a busy machine and refuses runaways.
   public var reportTimeLimitSeconds = 30.0
-  /// Event-loop threads. One epoll thread collapsed to under 100 requests/s
-  /// at 256 keep-alive connections; a pool of two held ~75k, and slow
+  /// Event-loop threads. One epoll thread collapsed under hundreds of
+  /// keep-alive connections and two held them (docs/performance.md); slow
   /// reports run on worker threads, so two per machine is enough.
   public var threads = 2
 

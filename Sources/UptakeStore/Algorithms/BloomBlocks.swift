@@ -12,9 +12,8 @@ import Glibc
 /// place, and the fold sets and tests bits all over a day's member filter
 /// (up to 32 MiB). On 4 KiB pages such a filter spans thousands of pages,
 /// so nearly every lookup missed the TLB as well as the cache; on 2 MiB
-/// pages it spans a handful. 100-event batches: the batch writer's CPU an
-/// event 2–5 % lower (docs/performance.md, session 13). Where the kernel
-/// has no huge page to give, or THP is off, the advice does nothing.
+/// pages it spans a handful (docs/performance.md). Where the kernel has no
+/// huge page to give, or THP is off, the advice does nothing.
 struct BloomBlocks {
   private static let wordsPerBlock = 8
   /// The size from which a filter asks for huge pages: one of them.

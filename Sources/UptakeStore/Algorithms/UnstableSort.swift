@@ -14,10 +14,8 @@ extension Array {
   ///
   /// For the fold's big arrays, whose equal elements a step treats
   /// alike, so stability buys nothing. The standard library's stable
-  /// sort takes a buffer of half the array (7 MiB of a 300k-event step)
-  /// and moves the 48-byte events more often: under a flood of batches
-  /// (`perf`, 8 s each) the sorts' own samples fell from 4.6 % to 2.9 % of
-  /// the daemon's, a third of their share of the fold thread.
+  /// sort takes a buffer of half the array and moves the 48-byte events
+  /// more often: this took a third off the sorts' time (docs/performance.md).
   /// `depthLimit` is for tests, to reach the heapsort.
   mutating func sortUnstably<Order: UnstableSortOrder>(
     by order: Order.Type, depthLimit: Int? = nil

@@ -14,10 +14,10 @@ public final class KeyDirectory: Sendable {
   private struct State {
     var keys: [KeyDigest: (app: AppRecord, kind: KeyKind)] = [:]
     /// Tokens already found in `keys`, by a seeded hash of their bytes, so
-    /// a keep-alive client's token costs one SHA-256 (2.4 µs, 4 % of the
-    /// CPU of single-event ingest, docs/performance.md), not one a
-    /// request. Only tokens found in `keys` enter, so there is at most one
-    /// entry a stored key and a flood of random keys cannot grow it.
+    /// a keep-alive client's token costs one SHA-256, not one a request
+    /// (docs/performance.md). Only tokens found in `keys` enter, so there
+    /// is at most one entry a stored key and a flood of random keys cannot
+    /// grow it.
     var verified: [Int: VerifiedToken] = [:]
     var dataVersion: Int64 = -1
     var lastCheckNs: UInt64 = 0

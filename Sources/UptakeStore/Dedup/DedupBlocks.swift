@@ -4,8 +4,8 @@
 ///
 /// Why blocks and not a row a key: a merge adds half a million random
 /// keys. As rows, each was an INSERT of its own, a seek from the root and a
-/// cell insert, about a microsecond of SQLite apiece: 6.4 % of uptaked's
-/// samples under 100-event batches. As blocks, a merge reads and rewrites
+/// cell insert, the writer's largest cost after the events' own inserts
+/// (docs/performance.md). As blocks, a merge reads and rewrites
 /// each block its keys fall in once, a few thousand statements instead of
 /// half a million, and writes the same pages as before (random keys touch
 /// nearly every leaf page either way).

@@ -5,8 +5,9 @@ import UptakeCore
 ///
 /// Why not a UNIQUE index on the id: random keys land on random leaf pages,
 /// so each inserted event dirties its own page of a large B-tree and every
-/// commit writes thousands of pages to the WAL (measured 10–15× slower than
-/// time-ordered keys). Instead the index has two levels, like a small LSM tree:
+/// commit writes thousands of pages to the WAL, many times the cost of
+/// time-ordered keys (docs/performance.md). Instead the index has two
+/// levels, like a small LSM tree:
 ///
 /// - **Recent level, in memory.** The 64-bit keys (`StableHash.dedupKey`) of
 ///   events stored since the last merge (`RecentKeys`). They need no index
@@ -36,10 +37,8 @@ final class DedupIndex {
   /// Keys held in memory before a merge: 8 MiB at this size, and one merge
   /// then writes each page of `dedup_blocks` about once per million events.
   /// Each merge rewrites every block its keys fall in, and random keys fall
-  /// in all of them, so fewer merges write less: 100-event batches for 30 s
-  /// ran at 290,310 / 286,212 / 297,614 / 304,314 events/s against
-  /// 284,024 / 279,743 / 295,883 / 291,178 at 512k, peak RSS unchanged
-  /// (the fold's step sets it); with no merge at all, 7.6–9 % faster.
+  /// in all of them, so fewer merges write less; past this size the keys'
+  /// memory outgrows what it saves (docs/performance.md).
   static let defaultMergeThreshold = 1 << 20
   /// Slices per merge, so no single transaction stalls ingest for long.
   static let mergeChunks = 16

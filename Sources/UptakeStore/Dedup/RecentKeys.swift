@@ -3,9 +3,9 @@
 /// sorted runs.
 ///
 /// Why not a `Set`: every ingested event probed it and then inserted into
-/// it, each a random access into a table of 8 MiB at 512k keys, a cache
-/// miss apiece, with a SipHash before each; and the merge sorted its keys
-/// afterwards anyway. Here an insert appends to the tail; every
+/// it, each a random access into a table of many MiB, a cache miss apiece,
+/// with a SipHash before each; and the merge sorted its keys afterwards
+/// anyway. Here an insert appends to the tail; every
 /// `tailLimit` keys the tail is sorted into a run, and runs of like size
 /// are merged, so the sizes at least double from the newest to the oldest
 /// and each key is copied about log2(count / tailLimit) times, in order. A

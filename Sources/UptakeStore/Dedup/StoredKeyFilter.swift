@@ -1,10 +1,11 @@
 /// A Bloom filter over every key of the duplicate index: the merged level
 /// (`dedup_blocks`) and the keys in memory (`RecentKeys`, the keys being
 /// merged). A new event's key is almost never there, and ruling that out
-/// by a B-tree probe for every event took 19 % of uptaked's CPU on
-/// 100-event batches once a merge had run; the filter rules it out in
-/// memory. It has no false negatives, so a key it rules out is certainly
-/// not stored; a false positive only costs the lookups it replaces.
+/// by a B-tree probe for every event cost a large share of uptaked's CPU
+/// under batches once a merge had run (docs/performance.md); the filter
+/// rules it out in memory. It has no false negatives, so a key it rules
+/// out is certainly not stored; a false positive only costs the lookups it
+/// replaces.
 ///
 /// It covers the recent keys too so that a new key costs one lookup here
 /// and nothing else: the recent level was a hash set probed for every
@@ -17,8 +18,7 @@
 ///
 /// Blocked (`BloomBlocks`): a key's four bits lie in one 64-byte block,
 /// so a lookup of a new key, made for every event ingested, misses the CPU
-/// cache once instead of four times (1.1 % of uptaked's samples under
-/// 100-event batches when the bits were spread over the whole filter).
+/// cache once instead of four times.
 struct StoredKeyFilter {
   private static let blockCount = 1 << 17
   private static let bitsPerKey = 4
@@ -34,8 +34,7 @@ struct StoredKeyFilter {
 
   /// Reads the block of each of `keys`, nothing else, so the CPU waits for
   /// many of them at once: looked up one by one between inserts, each was
-  /// a miss of its own, waited for alone (2.8 % of uptaked's samples under
-  /// a flood of batches).
+  /// a miss of its own, waited for alone (docs/performance.md).
   mutating func prefetch(_ keys: [Int64?]) {
     guard let blocks else { return }
     var touched: UInt64 = 0

@@ -4,14 +4,13 @@
 ///
 /// Why not a B-tree of members: keyed by bucket and install, every fold
 /// step inserted at random pages of the day's part of it and so rewrote
-/// that part nearly whole, at commit and again at checkpoint. Sustained
-/// 100-event batches ran at 110k events/s with that table and 133–136k
-/// without its writes (docs/performance.md). Here a `MemberFilter` per
+/// that part nearly whole, at commit and again at checkpoint, the fold's
+/// largest writer cost (docs/performance.md). Here a `MemberFilter` per
 /// app, test flag and day rules out almost every new member in memory, and
 /// only the installs it cannot rule out are looked up, one scan of their
 /// bucket's packed members for all of them.
 ///
-/// One per writing connection (`EventInserter`). The filters describe the
+/// One per folding connection (`RollupFolder`). The filters describe the
 /// members as of the folded seq they were last committed with: when
 /// another connection has folded since (an import beside the daemon), or
 /// a fold of this one failed, they are dropped and built again from the
@@ -94,8 +93,8 @@ final class BucketMembership {
   func didAdd(_ installs: [Int64], to bucket: InstallChunks.Bucket) {
     let day = Day(appNo: bucket.appNo, isTest: bucket.isTest, day: bucket.day)
     // Out of the dictionary while it takes them: through `filters[day]`
-    // each insert hashed the day again, 1 % of uptaked's CPU under a flood
-    // of batches; and held once, it is not copied on write.
+    // each insert hashed the day again (docs/performance.md); and held
+    // once, it is not copied on write.
     guard !installs.isEmpty, var filter = filters.removeValue(forKey: day) else { return }
     let hash = MemberFilter.bucketHash(updateId: bucket.updateId, action: bucket.action)
     for install in installs {

@@ -4,12 +4,13 @@ import UptakeCore
 /// dimension sets, event counts per hour (dimension_count_runs) and install
 /// presence per day (presence_runs), each by dimension set and action.
 ///
-/// In two halves, so a bulk import can do the first on another connection
-/// while it stores more events (`FoldPreparer`): `prepare` only reads, and
-/// numbers the batch's new dimension sets after the highest stored one;
-/// `write` adds those sets and writes the rows. Only folds add sets, and
-/// each moves the folded seq, so a fold that `RollupFolder.write` finds
-/// still fresh finds those numbers still free.
+/// In two halves, so the fold thread can read a step in a short read
+/// transaction and write it in another (`RollupWriter.prepare`,
+/// `RollupFolder.fold(_:)`): `prepare` only reads, and numbers the batch's
+/// new dimension sets after the highest stored one; `write` adds those
+/// sets and writes the rows. Only folds add sets, and each moves the folded
+/// seq, so a fold that `RollupFolder.fold(_:)` finds still fresh finds
+/// those numbers still free.
 enum DimensionFold {
   /// The rows a batch adds to, counted and sorted.
   struct Prepared {
@@ -241,8 +242,7 @@ enum DimensionFold {
   /// as the next sighting is another's. Why: a flood step's day used to be
   /// one run, built as an array of 48-byte entries, packed, then copied by
   /// SQLite into its binding and its record; beside the step's sightings
-  /// that was the fold's peak of memory, 10–20 MiB above the rest of the
-  /// step (its resident size sampled every 1.5 ms by phase).
+  /// that was the fold's peak of memory (docs/performance.md).
   private static func writePresence(_ sightings: [Sighting], _ database: Database)
     throws(StoreError)
   {
@@ -250,8 +250,7 @@ enum DimensionFold {
     var packed: [UInt8] = []
     // Room for a whole run at once: grown by doubling, the array was
     // copied into a fresh mapping at each step, whose pages the kernel
-    // then zeroed; with `perf` of 100-event batches, 1.7 % of uptaked's
-    // samples faulted in those pages. Reserved pages never written cost
+    // then zeroed (docs/performance.md). Reserved pages never written cost
     // nothing.
     packed.reserveCapacity(min(sightings.count, maxEntries) * 14)
     var count = 0

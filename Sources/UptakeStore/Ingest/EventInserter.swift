@@ -77,12 +77,12 @@ public final class EventInserter {
           try insert.bind(9, batch.receivedAtMs)
           try insert.bind(13, Int64(event.isTest ? 1 : 0))
           // Every parameter is bound on every row, so none keeps a value
-          // from the last. SQLite copies the texts into buffers it reuses
-          // row after row. Binding them without a copy (SQLITE_STATIC)
-          // needed an array of them a row, the strings held alive through
-          // nested closures and the bindings cleared after each row: the
-          // writer spent 222 ticks a million events that way against 198
-          // now (100-event batches, three alternated rounds).
+          // from the last (`run()` keeps the bindings). SQLite copies the
+          // texts, each binding freeing the copy it replaces. Binding them
+          // without a copy (SQLITE_STATIC) needed an array of them a row,
+          // the strings held alive through nested closures and the bindings
+          // cleared after each row, and cost the writer more
+          // (docs/performance.md).
           try insert.bind(2, event.id)
           try insert.bind(4, event.updateId)
           try insert.bind(6, event.appVersion)

@@ -52,9 +52,9 @@ struct DimensionCount: PackedEntry, Equatable {
 /// appends one run per app, test flag and day it touches, and reports sum
 /// a range's runs. They replaced hourly_ and daily_dimension_counts, whose
 /// upserts were about one B-tree write per folded event under sustained
-/// ingest (9 % of uptaked's time; docs/performance.md). Counts add up in
-/// any order, so runs need no merging to be read right; a day's small runs
-/// are merged only to keep what a report reads short.
+/// ingest (docs/performance.md). Counts add up in any order, so runs need
+/// no merging to be read right; a day's small runs are merged only to keep
+/// what a report reads short.
 enum DimensionCountRuns {
   /// Runs under 32k entries are merged once a day has 8 of them; the
   /// merge holds them decoded, ~24 bytes an entry, so this bounds it near

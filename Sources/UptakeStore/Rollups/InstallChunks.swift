@@ -1,8 +1,9 @@
 /// Members of daily_counts' buckets packed into blobs, 512 to a row
 /// (schema/0007 and 0008): the fold appends what is new to a bucket, and a
 /// report over one update reads a few hundred rows instead of one row per
-/// install and day. SQLite spends ~120 ns stepping a row whatever its
-/// width, so for a busy update the rows, not the bytes, were the cost.
+/// install and day. SQLite's cost is per row stepped whatever its width,
+/// so for a busy update the rows, not the bytes, were the cost
+/// (docs/performance.md).
 ///
 /// Two tables share the layout (bucket key, `chunk`, `entries`, `packed`):
 /// `daily_install_chunks` packs every bucket's install keys, for distinct
@@ -55,8 +56,8 @@ enum InstallChunks {
     func members(of bucket: Bucket, among installs: Set<Int64>) throws(StoreError) -> Set<Int64> {
       var found: Set<Int64> = []
       // Every member of the bucket is looked up: without the Hasher, as
-      // install keys are hashes already (the scan took 2.5 times as long
-      // through a Set).
+      // install keys are hashes already (through a Set the scan paid a
+      // SipHash a member, docs/performance.md).
       let sought = InstallSet(installs)
       try bucket.bind(to: members)
       defer { members.reset() }

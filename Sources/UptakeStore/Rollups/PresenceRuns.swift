@@ -73,7 +73,7 @@ struct PresenceEntry: PackedEntry, Equatable {
 /// comes once from each, one after another. A class owning its bytes, so a
 /// report's loop reads them through plain pointers: handed to a closure
 /// instead, the loop's state was boxed and every row paid for retains and
-/// exclusivity checks (groupBy=date,appVersion took 195 ms, not 95).
+/// exclusivity checks (docs/performance.md).
 final class PresenceRunSet {
   private var storage: UnsafeMutableRawPointer?
   private var count = 0
@@ -207,18 +207,18 @@ final class PresenceRunSet {
 enum PresenceRuns {
   /// A run at least 32k entries long is never merged again: a merge holds
   /// its runs and its result in memory, so this bounds it near 8 × 32k
-  /// entries of ~14 bytes, 3.6 MiB each way. At 64k, with each merge's
-  /// entries decoded into an array, sustained batches took uptaked from 90
-  /// to 145 MiB resident. A fold's run under a flood (~50k entries) is full
-  /// from the start, so floods merge nothing. A report merges a day's runs
-  /// entry by entry, so 8 small runs at most keep it fast.
+  /// entries of ~14 bytes, 3.6 MiB each way; at 64k, with each merge's
+  /// entries decoded into an array, sustained batches took uptaked past
+  /// its memory bar (docs/performance.md). A fold's run under a flood is
+  /// full from the start, so floods merge nothing. A report merges a day's
+  /// runs entry by entry, so 8 small runs at most keep it fast.
   static let table = RunTable(name: "presence_runs", fullRunEntries: 1 << 15, maxSmallRuns: 8)
   /// The most entries a fold writes in one run; a step's day with more is
   /// written as several, so what a run costs in memory while it is written
-  /// does not grow with the step. Four full runs: at 65,536 the bench's
-  /// 10.4M-event database, imported, had 250 runs in 89 days against 182,
-  /// and `groupBy=date,appVersion` over 90 days took 321 against 268 ms
-  /// (median of 12); at 131,072 an import's days are written as before.
+  /// does not grow with the step. Four full runs: half as many left an
+  /// imported database with more runs a day and slower reports over them
+  /// (docs/performance.md); at this size an import's days are written as
+  /// before.
   static let writtenRunEntries = 1 << 17
 
   /// A day's presence rows of one app and test flag.

@@ -6,8 +6,7 @@
 /// Why: SQLite lets one connection write a file at a time, and folding
 /// events into the aggregates takes as long as storing them. In one file
 /// the daemon's one writer did both in turn, and past the backlog cap ingest
-/// ran at the fold's pace on one core while the other idled: 127–130k
-/// events/s of 100-event batches with request p99 0.7 s. With the
+/// ran at the fold's pace on one core while the other idled. With the
 /// aggregates in their own file a fold thread writes them while the writer
 /// stores events (docs/performance.md).
 ///

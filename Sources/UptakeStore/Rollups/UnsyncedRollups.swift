@@ -7,9 +7,7 @@ import Foundation
 /// Why unsynced: the rollups file's syncs at its checkpoints made the
 /// daemon write its aggregates to disk as often as it folded, each fold
 /// rewriting the install-keyed pages it touched, and the events' own
-/// commits queued behind those writes for the disk. 100-event batches,
-/// 30 s, three alternated rounds: 276,284 / 266,349 / 273,367 events/s
-/// unsynced against 266,549 / 254,703 / 261,453 synced at checkpoints.
+/// commits queued behind those writes for the disk (docs/performance.md).
 ///
 /// Why that is safe: the aggregates are derived from the events, which
 /// are synced at every commit. SQLite keeps an unsynced file whole when a

@@ -7,11 +7,10 @@ public final class ConnectionPool: @unchecked Sendable {
   private var idle: [Database]
   private let gate: ReadGate
   /// Page cache of each read connection, for the rollups file and the
-  /// events file. A report over aggregates reads a few MiB (a busy update's
-  /// funnel at 10M events: about 13 MiB of rows); a report that reads raw
-  /// events streams through whatever cache it has, and at the writer's
-  /// 32 MiB four such connections took the daemon past its 150 MiB budget
-  /// (157.6 MiB in tools/bench). Reports read the events only for their
+  /// events file. A report over aggregates reads a few MiB; a report that
+  /// reads raw events streams through whatever cache it has, and at the
+  /// writer's 32 MiB four such connections took the daemon past its memory
+  /// bar (docs/performance.md). Reports read the events only for their
   /// unfolded tail, so most of the 16 MiB goes to the aggregates.
   static let rollupsCacheKiB = 12 * 1024
   static let eventsCacheKiB = 4 * 1024

@@ -64,9 +64,8 @@ public final class Database {
   /// whole process on every allocation, and built without lookaside it
   /// allocates for nearly every row: the writer, the fold thread and the
   /// readers queued on it. Turned off before the first connection opens
-  /// (a `static let` runs once); Uptake never reads the statistics.
-  /// 100-event batches, 30 s: 179,481 / 174,553 against 169,742 / 168,013
-  /// events/s.
+  /// (a `static let` runs once); Uptake never reads the statistics, and
+  /// the mutex slowed batches (docs/performance.md).
   private static let memoryStatisticsOff: Int32 = uptake_sqlite_disable_memory_statistics()
 
   /// The rollups file of the database at `path`.
@@ -134,14 +133,15 @@ public final class Database {
     // The schema uses no foreign keys; keep the check off explicitly so an
     // accidental REFERENCES clause cannot slow the ingest path.
     try execute("PRAGMA foreign_keys = OFF")
-    // 32 MiB of page cache per connection keeps the hot B-tree pages (the end
-    // of events, the dedup index's inner pages) in memory; the readers'
-    // connections are few, so the total stays inside the memory budget.
+    // 32 MiB of page cache by default keeps the hot B-tree pages (the end of
+    // events, the dedup index's inner pages) in memory; the daemon's
+    // long-lived connections (the batch writer's, the fold's, the report
+    // pool's) set smaller caches of their own to stay inside its memory bar.
     try execute("PRAGMA cache_size = -32768")
     // Sorts and temporary B-trees (GROUP BY, count(DISTINCT)) spill to
-    // temporary files past the page cache instead of growing in memory: a
-    // report grouping a month of raw events by appVersion took the daemon
-    // from 27 to 354 MiB resident with temp_store = MEMORY.
+    // temporary files past the page cache instead of growing in memory,
+    // where one report over raw events took the daemon far past its memory
+    // bar (docs/performance.md).
     try execute("PRAGMA temp_store = FILE")
     // When the log is rewound, cut the file back to 16 MiB: a burst that grew
     // it (see WALCheckpointSchedule) should not keep its disk space forever.
@@ -151,10 +151,8 @@ public final class Database {
   /// Bytes a page of a new file (SQLite's default is 4096). Every commit
   /// writes its pages to the log with a system call each, and every
   /// checkpoint copies them again one by one; the fold's B-trees get one
-  /// level less. 100-event batches, 30 s, both files at 16 KiB: 232,266 /
-  /// 228,564 events/s against 210,924 / 213,944 at 4 KiB, peak RSS the same
-  /// (caches are sized in bytes); single events unchanged (45.6 / 46.5 /
-  /// 46.6k against 48.5 / 45.6 / 45.9k). tools/sqlite-ceiling takes the
+  /// level less, and batches ran faster at the same memory (caches are
+  /// sized in bytes; docs/performance.md). tools/sqlite-ceiling takes the
   /// same size, so the ceiling the bench divides by gains as much.
   static let pageSize = 16384
 
@@ -199,8 +197,8 @@ public final class Database {
   /// waiting: returns false at once when a reader still uses the log (the
   /// pages it could copy are copied anyway). The next commit writes from
   /// the log's start and cuts the file back to `walSizeLimitBytes`. A
-  /// TRUNCATE here spent 25–35 ms shrinking a 70 MiB file while new reports
-  /// waited at the gate; the commit's cut happens with the gate open.
+  /// TRUNCATE here shrank the file while new reports waited at the gate
+  /// (docs/performance.md); the commit's cut happens with the gate open.
   public func restartWriteAheadLog(schema: String = "main") throws(StoreError) -> Bool {
     try check(sqlite3_busy_timeout(handle, 0), sql: nil)
     defer { sqlite3_busy_timeout(handle, Self.busyTimeoutMilliseconds) }

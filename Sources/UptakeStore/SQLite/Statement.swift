@@ -50,10 +50,10 @@ public final class Statement {
     try check(code)
   }
 
-  /// Binds text, or NULL for nil. SQLite copies the text into the
-  /// parameter's own buffer, which it keeps and reuses while the statement
-  /// is bound row after row (a statement's bindings are never cleared
-  /// here, and each binding replaces the last).
+  /// Binds text, or NULL for nil. SQLite copies the text, so the String
+  /// need not outlive the call, and each binding frees the value it
+  /// replaces. `run()` keeps a statement's bindings for its next run;
+  /// `reset()` clears them.
   public func bind(_ index: Int32, _ value: String?) throws(StoreError) {
     if let value { try bind(index, value) } else { try bindNull(index) }
   }

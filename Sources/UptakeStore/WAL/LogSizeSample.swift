@@ -6,10 +6,8 @@ import Foundation
 /// Reading it is a `stat`, and since Linux 6.13 a file whose change time has
 /// been read gets a fine-grained time stamp on its next write, so the inode
 /// changes with every commit. On ext4 without a journal `fdatasync` then
-/// writes the inode block too, a second synchronous write per commit:
-/// `perf` of the writer under single-event ingest put that write at a third
-/// of `fdatasync`'s CPU with a `stat` after each commit, and a sixth of
-/// that with one every 50 ms (docs/performance.md). The schedule acts at
+/// writes the inode block too, a second synchronous write per commit that
+/// slowed single-event ingest (docs/performance.md). The schedule acts at
 /// 64 MiB of log, so a size 50 ms old is as good as a fresh one.
 struct LogSizeSample {
   static let interval = 0.05

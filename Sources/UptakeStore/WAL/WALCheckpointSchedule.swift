@@ -10,32 +10,30 @@ import Foundation
 /// no reader using it. Reports are read transactions of up to seconds, and
 /// with a few running back to back some reader always holds a snapshot in
 /// the log, each newer than the last: it is never rewound and grows with
-/// every commit (measured: ~800 MiB in a minute, tools/wal-growth).
+/// every commit (docs/performance.md, tools/wal-growth).
 ///
 /// Waiting for the readers inside a checkpoint does not work: a RESTART
 /// checkpoint holds the write lock while it waits, stalling ingest, and
 /// reports that start meanwhile pin the log again. So once the log passes
 /// `restartBytes` the writer closes the `ReadGate`: new reports wait, those
 /// reading finish (each has a time limit), ingest goes on. Every
-/// `pollSeconds` the writer checks; once no report is reading it runs a
-/// TRUNCATE checkpoint, which copies the log into the database file and
-/// empties it, and opens the gate. Reports wait at most as long as the
+/// `pollSeconds` the writer checks; once no report is reading it rewinds
+/// the log (below) and opens the gate. Reports wait at most as long as the
 /// longest one running, once per `restartBytes` of commits.
 ///
 /// Copying is most of a restart's time: under the bench's ingest the last
-/// fold's ~3,000 pages were still in the log when the gate closed, and the
-/// TRUNCATE copied and synced them in 120–240 ms while every new report
-/// waited (measured with the gate's close and open logged). So before the
-/// gate closes the writer backfills: a PASSIVE checkpoint every
-/// `pollSeconds`, which copies what no reader's snapshot still needs and
-/// never waits, until at most `backfilledFrames` are left (the readers of
-/// the old snapshots end within a report's time) or `maxBackfillSeconds`
-/// pass. The restart behind the closed gate is then a RESTART checkpoint,
-/// which only rewinds: the file is cut back by the next commit, gate open.
-/// With both, the gate's hold under the bench fell from 143–281 ms to
-/// 0–30 ms, and the funnel's p99 from 111–131 ms to 49 ms (`uptaked` on a
-/// copy of the bench's 10.4M-event database, 1,000 events/s beside). A reader outside
-/// the gate (a long `uptake export`) can still outlast the hold: after
+/// fold's pages were still in the log when the gate closed, and a TRUNCATE
+/// checkpoint behind the gate copied and synced them while every new
+/// report waited. So before the gate closes the writer backfills: a
+/// PASSIVE checkpoint every `pollSeconds`, which copies what no reader's
+/// snapshot still needs and never waits, until at most `backfilledFrames`
+/// are left (the readers of the old snapshots end within a report's time)
+/// or `maxBackfillSeconds` pass. The restart behind the closed gate is
+/// then a RESTART checkpoint, which only rewinds: the file is cut back by
+/// the next commit, gate open. With both, the gate holds reports back for
+/// milliseconds instead of hundreds of them (docs/performance.md). A
+/// reader outside the gate (a long `uptake export`) can still outlast the
+/// hold: after
 /// `maxHoldSeconds` the gate opens anyway and the writer tries again
 /// `retryAfterGiveUpSeconds` later. `journal_size_limit` covers the ordinary
 /// rewinds of the automatic checkpoint and ours, cutting the file back to
@@ -48,9 +46,10 @@ struct WALCheckpointSchedule {
   static let restartBytes = 64 << 20
   /// How often the writer checks for the readers to be gone while holding.
   /// New reports wait at the gate for this long after the last reader
-  /// leaves, so it is short: at 100 ms it was the p99 of every report
+  /// leaves, so it is short: at 100 ms it set the p99 of every report
   /// under the bench (the gate closes every few seconds while ingest
-  /// folds), and a wake-up every 5 ms only while holding costs nothing.
+  /// folds; docs/performance.md), and a wake-up every 5 ms only while
+  /// holding costs nothing.
   static let pollSeconds = 0.005
   /// Pause after a hold that did not lead to a restart.
   static let retryAfterGiveUpSeconds = 60.0

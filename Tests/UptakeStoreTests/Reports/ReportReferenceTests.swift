@@ -470,7 +470,7 @@ final class StoreUnderTest {
   func foldSome(maxEvents: Int, times: Int) throws {
     for _ in 0..<times {
       let count = try folder.fold(maxEvents: maxEvents)
-      #expect((0...maxEvents).contains(count), "\(name): foldRollups(maxEvents: \(maxEvents))")
+      #expect((0...maxEvents).contains(count), "\(name): fold(maxEvents: \(maxEvents))")
       folded += count
     }
   }
@@ -482,7 +482,7 @@ final class StoreUnderTest {
     while try folder.fold(maxEvents: 1000).addedTo(&folded) > 0 {
       calls += 1
       guard calls <= stored / 1000 + 10 else {
-        Issue.record("\(name): foldRollups still folding after \(calls) calls of 1000")
+        Issue.record("\(name): fold still folding after \(calls) calls of 1000")
         return
       }
     }
