@@ -3,8 +3,8 @@
 ///
 /// Why not a lookup an install: a step of a flood brings a quarter of a
 /// million installs, and a seek from the root of install_days for each
-/// was the fold's largest single cost (7.5 % of uptaked's samples under
-/// 100-event batches). Their keys come sorted, so one cursor steps from
+/// was the fold's largest single cost (docs/performance.md, the fold).
+/// Their keys come sorted, so one cursor steps from
 /// one install's rows to the next's when they lie close together, as
 /// they do when a step brings a good part of an app's installs, and seeks
 /// afresh past a longer gap. When the rows between them run long (installs

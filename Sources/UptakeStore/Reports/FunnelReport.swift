@@ -115,8 +115,8 @@ private struct FunnelCohort {
   /// (`later_changes`, schema/0009): the chain is walked as the climb
   /// would, from the impression's version up to the target. Without one
   /// the link alone settles most rows; walking the chains instead gives
-  /// the same answers but decodes every chain: the bench funnel's p50 went
-  /// from 13.4 to 15.6 ms (two pairs, back to back).
+  /// the same answers but decodes every chain, which was slower
+  /// (docs/performance.md, reports).
   let chainsHold: Bool
   /// The unfolded events in the range that the filter admits, by install.
   let unfolded: [Int64: [RollupEvent]]
