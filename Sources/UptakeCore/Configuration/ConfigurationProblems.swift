@@ -51,6 +51,21 @@ struct ConfigurationProblems {
     return read(value, &self)
   }
 
+  /// A required string naming one of a closed set of values: what `parse`
+  /// makes of it, or nil after recording the problem with the names to use.
+  mutating func choice<T>(
+    _ value: JSONValue?, at path: String, use names: String, _ parse: (String) -> T?
+  ) -> T? {
+    required(value, at: path) { (value, problems) -> T? in
+      guard let name = problems.string(value, at: path) else { return nil }
+      guard let parsed = parse(name) else {
+        problems.add(path, "unknown value \"\(name)\" (use \(names))")
+        return nil
+      }
+      return parsed
+    }
+  }
+
   mutating func string(_ value: JSONValue, at path: String) -> String? {
     guard case .string(let text) = value else {
       add(path, "must be a string")

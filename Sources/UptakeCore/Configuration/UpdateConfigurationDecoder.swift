@@ -74,14 +74,18 @@ public enum UpdateConfigurationDecoder {
     guard let fields = problems.object(value, at: path, known: entryFields) else { return nil }
     let before = problems.messages.count
     let updateId = updateIdentifier(fields["updateId"], at: path + ".updateId", &problems)
-    let platform = platform(fields["platform"], at: path + ".platform", &problems)
+    let platform = problems.choice(
+      fields["platform"], at: path + ".platform",
+      use: Platform.allCases.map(\.rawValue).joined(separator: ", "), Platform.init(rawValue:))
     let latestVersion = problems.required(fields["latestVersion"], at: path + ".latestVersion") {
       $1.version($0, at: path + ".latestVersion")
     }
     let storeUrl = problems.required(fields["storeUrl"], at: path + ".storeUrl") {
       $1.url($0, at: path + ".storeUrl")
     }
-    let option = updateOption(fields["option"], at: path + ".option", &problems)
+    let option = problems.choice(
+      fields["option"], at: path + ".option", use: "flexible, immediate or force",
+      UpdateOption.init(name:))
     let requiredVersion = problems.optional(fields["requiredVersion"]) {
       $1.version($0, at: path + ".requiredVersion")
     }
@@ -139,35 +143,6 @@ public enum UpdateConfigurationDecoder {
         return nil
       }
       return text
-    }
-  }
-
-  private static func platform(
-    _ value: JSONValue?, at path: String, _ problems: inout ConfigurationProblems
-  ) -> Platform? {
-    problems.required(value, at: path) { (value, problems) -> Platform? in
-      guard let name = problems.string(value, at: path) else { return nil }
-      guard let platform = Platform(rawValue: name) else {
-        problems.add(
-          path,
-          "unknown value \"\(name)\" (use "
-            + Platform.allCases.map(\.rawValue).joined(separator: ", ") + ")")
-        return nil
-      }
-      return platform
-    }
-  }
-
-  private static func updateOption(
-    _ value: JSONValue?, at path: String, _ problems: inout ConfigurationProblems
-  ) -> UpdateOption? {
-    problems.required(value, at: path) { (value, problems) -> UpdateOption? in
-      guard let name = problems.string(value, at: path) else { return nil }
-      guard let option = UpdateOption(name: name) else {
-        problems.add(path, "unknown value \"\(name)\" (use flexible, immediate or force)")
-        return nil
-      }
-      return option
     }
   }
 
@@ -234,15 +209,9 @@ public enum UpdateConfigurationDecoder {
     guard let fields = problems.object(value, at: path, known: ["alertType", "texts"]) else {
       return nil
     }
-    let alertType = problems.required(fields["alertType"], at: path + ".alertType") {
-      (value, problems) -> AlertType? in
-      guard let name = problems.string(value, at: path + ".alertType") else { return nil }
-      guard let type = AlertType(name: name) else {
-        problems.add(path + ".alertType", "unknown value \"\(name)\" (use none, later or freeze)")
-        return nil
-      }
-      return type
-    }
+    let alertType = problems.choice(
+      fields["alertType"], at: path + ".alertType", use: "none, later or freeze",
+      AlertType.init(name:))
     // An alert that shows nothing needs no texts; the others do. With an
     // unknown alert type that is already reported, require nothing more.
     let textsReader = { (value: JSONValue, problems: inout ConfigurationProblems) in

@@ -35,18 +35,15 @@ struct ImportCommand: Command {
   /// Rejections shown on stderr; the rest are only counted.
   static let shownRejections = 10
 
-  let appId: String
-  let inputPath: String
-  let databasePath: String
+  let input: AppInputArguments
 
   init(arguments: [String]) throws(CommandError) {
-    let parsed = try AppInputArguments(arguments)
-    (appId, inputPath, databasePath) = (parsed.appId, parsed.inputPath, parsed.databasePath)
+    input = try AppInputArguments(arguments)
   }
 
   func run(_ output: inout CommandOutput) throws(CommandError) {
-    let database = try StoreAccess.open(databasePath)
-    let app = try StoreAccess.app(appId, in: database)
+    let database = try StoreAccess.open(input.databasePath)
+    let app = try StoreAccess.app(input.appId, in: database)
     // The daemon's writer and fold thread, tuned for one bulk load. It
     // keeps syncing the rollups file: a daemon may be writing it too.
     let writer: BatchWriter
@@ -106,7 +103,7 @@ struct ImportCommand: Command {
       if let code = chunk.readError {
         progress.clear(&output)
         throw CommandError(
-          message: "cannot read \(inputName) after line \(chunk.linesRead): "
+          message: "cannot read \(input.inputName) after line \(chunk.linesRead): "
             + "\(String(cString: strerror(code))); \(stored.accepted) events stored before",
           exitCode: ExitCode.ioError)
       }
@@ -136,21 +133,19 @@ struct ImportCommand: Command {
     return (stored, rejected)
   }
 
-  private var inputName: String { inputPath == "-" ? "stdin" : inputPath }
-
   /// The input's file descriptor; 66 when FILE is missing or unreadable.
   private func openInput() throws(CommandError) -> Int32 {
-    guard inputPath != "-" else { return STDIN_FILENO }
-    let descriptor = open(inputPath, O_RDONLY | O_CLOEXEC)
+    guard input.inputPath != "-" else { return STDIN_FILENO }
+    let descriptor = open(input.inputPath, O_RDONLY | O_CLOEXEC)
     guard descriptor >= 0 else {
       throw CommandError(
-        message: "cannot open \(inputPath): \(String(cString: strerror(errno)))",
+        message: "cannot open \(input.inputPath): \(String(cString: strerror(errno)))",
         exitCode: ExitCode.noInput)
     }
     var status = stat()
     if fstat(descriptor, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR {
       close(descriptor)
-      throw CommandError(message: "\(inputPath) is a directory", exitCode: ExitCode.noInput)
+      throw CommandError(message: "\(input.inputPath) is a directory", exitCode: ExitCode.noInput)
     }
     // Read once, front to back: let the kernel read ahead generously.
     _ = posix_fadvise(descriptor, 0, 0, Int32(POSIX_FADV_SEQUENTIAL))

@@ -26,13 +26,10 @@ struct UpdatesPutCommand: Command {
     66 database or FILE missing, 69 database busy or full, 74 I/O error.
     """
 
-  let appId: String
-  let inputPath: String
-  let databasePath: String
+  let input: AppInputArguments
 
   init(arguments: [String]) throws(CommandError) {
-    let parsed = try AppInputArguments(arguments)
-    (appId, inputPath, databasePath) = (parsed.appId, parsed.inputPath, parsed.databasePath)
+    input = try AppInputArguments(arguments)
   }
 
   func run(_ output: inout CommandOutput) throws(CommandError) {
@@ -44,11 +41,11 @@ struct UpdatesPutCommand: Command {
     case .failure(let error):
       let count = error.messages.count
       throw .data(
-        "\(inputPath == "-" ? "stdin" : inputPath): \(count) problem\(count == 1 ? "" : "s"), "
+        "\(input.inputName): \(count) problem\(count == 1 ? "" : "s"), "
           + "nothing stored\n" + error.messages.map { "  " + $0 }.joined(separator: "\n"))
     }
-    let database = try StoreAccess.open(databasePath)
-    let app = try StoreAccess.app(appId, in: database)
+    let database = try StoreAccess.open(input.databasePath)
+    let app = try StoreAccess.app(input.appId, in: database)
     let version: Int64
     do {
       version = try UpdateConfigStore.put(
@@ -65,25 +62,25 @@ struct UpdatesPutCommand: Command {
   /// The whole document; more than the decoder's limit is refused unread.
   private func readInput() throws(CommandError) -> [UInt8] {
     let handle: FileHandle
-    if inputPath == "-" {
+    if input.inputPath == "-" {
       handle = FileHandle.standardInput
     } else {
       var isDirectory: ObjCBool = false
-      guard FileManager.default.fileExists(atPath: inputPath, isDirectory: &isDirectory),
-        !isDirectory.boolValue, let opened = FileHandle(forReadingAtPath: inputPath)
+      guard FileManager.default.fileExists(atPath: input.inputPath, isDirectory: &isDirectory),
+        !isDirectory.boolValue, let opened = FileHandle(forReadingAtPath: input.inputPath)
       else {
         throw CommandError(
-          message: "cannot read \(inputPath): no such file", exitCode: ExitCode.noInput)
+          message: "cannot read \(input.inputPath): no such file", exitCode: ExitCode.noInput)
       }
       handle = opened
     }
-    defer { if inputPath != "-" { try? handle.close() } }
+    defer { if input.inputPath != "-" { try? handle.close() } }
     let data: Data?
     do {
       data = try handle.read(upToCount: UpdateConfigurationDecoder.maxDocumentBytes + 1)
     } catch {
       throw CommandError(
-        message: "cannot read \(inputPath): \(error.localizedDescription)",
+        message: "cannot read \(input.inputPath): \(error.localizedDescription)",
         exitCode: ExitCode.ioError)
     }
     return Array(data ?? Data())

@@ -15,4 +15,7 @@ struct AppInputArguments {
     inputPath = parsed.positionals[0]
     databasePath = parsed.databasePath
   }
+
+  /// The input as messages name it.
+  var inputName: String { inputPath == "-" ? "stdin" : inputPath }
 }

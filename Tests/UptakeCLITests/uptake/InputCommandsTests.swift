@@ -7,18 +7,18 @@ struct InputCommandsTests {
   @Test("import --app APPID FILE|-")
   func importFileOrStdin() throws {
     let file = try ImportCommand(arguments: ["--app", "shop", "events.ndjson", "--db", "a.db"])
-    #expect(file.appId == "shop")
-    #expect(file.inputPath == "events.ndjson")
-    #expect(file.databasePath == "a.db")
-    #expect(try ImportCommand(arguments: ["-", "--app=shop"]).inputPath == "-")
+    #expect(file.input.appId == "shop")
+    #expect(file.input.inputPath == "events.ndjson")
+    #expect(file.input.databasePath == "a.db")
+    #expect(try ImportCommand(arguments: ["-", "--app=shop"]).input.inputPath == "-")
   }
 
   @Test("updates put --app APPID FILE|-")
   func putFileOrStdin() throws {
     let file = try UpdatesPutCommand(arguments: ["updates.json", "--app", "shop"])
-    #expect(file.appId == "shop")
-    #expect(file.inputPath == "updates.json")
-    #expect(try UpdatesPutCommand(arguments: ["--app", "shop", "--", "-"]).inputPath == "-")
+    #expect(file.input.appId == "shop")
+    #expect(file.input.inputPath == "updates.json")
+    #expect(try UpdatesPutCommand(arguments: ["--app", "shop", "--", "-"]).input.inputPath == "-")
   }
 
   @Test(
