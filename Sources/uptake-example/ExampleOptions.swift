@@ -111,10 +111,3 @@ struct ExampleOptions {
     return options
   }
 }
-
-/// A command line the example cannot run.
-struct UsageError: Error {
-  let message: String
-
-  init(_ message: String) { self.message = message }
-}

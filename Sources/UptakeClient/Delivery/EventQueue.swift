@@ -1,13 +1,5 @@
 import Foundation
 
-/// One queued event: its ingest JSON (one line of a segment file) and the
-/// segment holding it.
-struct QueuedEvent: Sendable {
-  let id: String
-  let json: Data
-  let segment: Int
-}
-
 /// The on-disk queue of events not yet delivered, oldest first.
 ///
 /// Events are lines of JSON in append-only segment files (`queue/N.ndjson`);

@@ -4,23 +4,6 @@ import Foundation
   import FoundationNetworking
 #endif
 
-/// A finished HTTP exchange.
-struct HTTPAnswer: Sendable {
-  let status: Int
-  let body: Data
-  private let headers: [String: String]
-
-  init(status: Int, headers: [String: String], body: Data) {
-    self.status = status
-    self.body = body
-    self.headers = Dictionary(
-      headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
-  }
-
-  /// A header by case-insensitive name.
-  func header(_ name: String) -> String? { headers[name.lowercased()] }
-}
-
 /// URLSession, wrapped so that a request ends by its deadline (whatever the
 /// server does) and with the calling task's cancellation.
 final class HTTPTransport: Sendable {

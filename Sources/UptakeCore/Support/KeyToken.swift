@@ -1,13 +1,5 @@
 import CCrypto
 
-/// The two kinds of API key an app has.
-public enum KeyKind: String, Sendable {
-  /// Write-only and public: it ships inside the mobile app.
-  case ingest
-  /// Secret: it reads reports.
-  case read
-}
-
 /// API key tokens: random, recognisable by prefix, stored only as hashes.
 public enum KeyToken {
   /// A new token: `upi_` (ingest) or `upr_` (read) and the unpadded base64url

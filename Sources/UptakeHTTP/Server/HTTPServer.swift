@@ -377,16 +377,6 @@ public final class HTTPServer: @unchecked Sendable {
   }
 }
 
-/// What the server tells its owner about each answered request: the route's
-/// pattern (never the path as sent, nor any header), the status, and the time
-/// from the head's arrival to the end of the response.
-public struct CompletedRequest: Sendable {
-  public let method: String
-  public let route: String
-  public let status: Int
-  public let seconds: Double
-}
-
 /// One request's state across libmicrohttpd's calls, kept in its `con_cls`
 /// and released in the completion callback.
 private final class Exchange: @unchecked Sendable {

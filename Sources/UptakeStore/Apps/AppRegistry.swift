@@ -1,20 +1,5 @@
 import UptakeCore
 
-/// An app as listed: its name and when it was created. Keys are never listed;
-/// only their hashes are stored.
-public struct AppRecord: Sendable, Equatable {
-  public let appNo: Int64
-  public let appId: String
-  public let createdAtMs: Int64
-}
-
-/// The keys of a newly created app, shown once.
-public struct NewAppKeys: Sendable {
-  public let appId: String
-  public let ingestKey: String
-  public let readKey: String
-}
-
 /// Creates, lists and rotates apps and their keys.
 public enum AppRegistry {
   /// The app every fresh database starts with.

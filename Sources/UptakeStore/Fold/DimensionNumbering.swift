@@ -1,13 +1,3 @@
-/// A dimension set of a fold batch by its texts' numbers (-1 for a missing
-/// platform or OS version).
-struct DimensionCodes: Equatable {
-  let appNo: Int64
-  let update: Int32
-  let version: Int32
-  let platform: Int32
-  let osVersion: Int32
-}
-
 /// Numbers the dimension sets a fold meets, in the order first seen. Every
 /// event of a fold looks its set up, so this is open addressing with a
 /// multiplicative hash instead of a Dictionary (SipHash cost a tenth of a

@@ -1,10 +1,3 @@
-/// The install a version change belongs to.
-struct ChangeScope: Hashable {
-  let appNo: Int64
-  let isTest: Bool
-  let installKey: Int64
-}
-
 /// The version_changes rows a fold adds and removes, netted in memory and
 /// written once each, in key order. Applying "record" (INSERT OR IGNORE)
 /// and "forget" (DELETE) one by one would give the same table: a row

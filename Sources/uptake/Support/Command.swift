@@ -11,9 +11,3 @@ protocol Command {
   init(arguments: [String]) throws(CommandError)
   func run(_ output: inout CommandOutput) throws(CommandError)
 }
-
-/// Where a command writes: data to stdout, diagnostics to stderr.
-struct CommandOutput {
-  var standardOutput: (String) -> Void
-  var standardError: (String) -> Void
-}

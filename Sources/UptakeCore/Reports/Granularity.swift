@@ -1,0 +1,4 @@
+/// How finely `date` is bucketed.
+public enum Granularity: String, Sendable {
+  case day, hour
+}

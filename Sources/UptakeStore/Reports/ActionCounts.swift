@@ -1,0 +1,7 @@
+import UptakeCore
+
+/// Events and distinct installs of one action.
+public struct ActionCounts: Sendable, Equatable {
+  public var events = 0
+  public var installs = 0
+}

@@ -1,0 +1,10 @@
+import UptakeCore
+
+/// One update's line in `GET /v1/updates`.
+public struct UpdateSummary: Sendable, Equatable {
+  public let updateId: String
+  public let firstSeenMs: Int64
+  public let lastSeenMs: Int64
+  /// Event counts, indexed by `Action.rawValue`.
+  public let events: [Int]
+}

@@ -1,0 +1,60 @@
+import Foundation
+import UptakeCore
+import UptakeStore
+
+/// `uptake apps rotate APPID --ingest|--read`
+struct AppsRotateCommand: Command {
+  static let path = ["apps", "rotate"]
+  static let summary = "replace an app's ingest or read key"
+  static let help = """
+    usage: uptake apps rotate APPID --ingest|--read [--json] [--db PATH]
+
+    Replaces one key of the app and prints the new one (shown only once).
+    The old key stops working within a second, also in a running uptaked.
+
+    options:
+      --ingest    replace the ingest key
+      --read      replace the read key
+      --json      print {"appId", "ingestKey"} or {"appId", "readKey"}
+      --db PATH   SQLite file (env UPTAKE_DB, default ./uptake.db)
+    """
+
+  let appId: String
+  let kind: KeyKind
+  let json: Bool
+  let databasePath: String
+
+  init(arguments: [String]) throws(CommandError) {
+    let parsed = try Arguments(
+      arguments, valueFlags: ["--db"], booleanFlags: ["--ingest", "--read", "--json"])
+    guard parsed.positionals.count == 1 else { throw .usage("give exactly one APPID") }
+    guard parsed.has("--ingest") != parsed.has("--read") else {
+      throw .usage("give exactly one of --ingest and --read")
+    }
+    appId = parsed.positionals[0]
+    kind = parsed.has("--ingest") ? .ingest : .read
+    json = parsed.has("--json")
+    databasePath = parsed.databasePath
+  }
+
+  func run(_ output: inout CommandOutput) throws(CommandError) {
+    let database = try StoreAccess.open(databasePath)
+    let key: String
+    do {
+      key = try AppRegistry.rotate(appId, kind: kind, in: database)
+    } catch {
+      throw .store(error)
+    }
+    let name = kind == .ingest ? "ingestKey" : "readKey"
+    if json {
+      var writer = JSONWriter()
+      writer.beginObject()
+      writer.member("appId", appId)
+      writer.member(name, key)
+      writer.endObject()
+      output.standardOutput(writer.text + "\n")
+    } else {
+      output.standardOutput("\(kind == .ingest ? "ingest key" : "read key"): \(key)\n")
+    }
+  }
+}
