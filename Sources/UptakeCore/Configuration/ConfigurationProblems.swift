@@ -51,6 +51,14 @@ struct ConfigurationProblems {
     return read(value, &self)
   }
 
+  /// The required text field `name` of the object at `path`.
+  mutating func requiredText(_ fields: [String: JSONValue], _ name: String, in path: String)
+    -> String?
+  {
+    let fieldPath = path + "." + name
+    return required(fields[name], at: fieldPath) { $1.text($0, at: fieldPath) }
+  }
+
   /// A required string naming one of a closed set of values: what `parse`
   /// makes of it, or nil after recording the problem with the names to use.
   mutating func choice<T>(

@@ -171,15 +171,9 @@ public enum UpdateConfigurationDecoder {
         value, at: path, known: ["title", "description", "updateNow", "remindMeLater", "ignore"])
     else { return nil }
     let before = problems.messages.count
-    let title = problems.required(fields["title"], at: path + ".title") {
-      $1.text($0, at: path + ".title")
-    }
-    let description = problems.required(fields["description"], at: path + ".description") {
-      $1.text($0, at: path + ".description")
-    }
-    let updateNow = problems.required(fields["updateNow"], at: path + ".updateNow") {
-      $1.text($0, at: path + ".updateNow")
-    }
+    let title = problems.requiredText(fields, "title", in: path)
+    let description = problems.requiredText(fields, "description", in: path)
+    let updateNow = problems.requiredText(fields, "updateNow", in: path)
     // The buttons an option shows need their labels; the others may be left
     // out. With an unknown option that is already reported, require nothing more.
     let remindMeLater =
@@ -235,15 +229,9 @@ public enum UpdateConfigurationDecoder {
     guard
       let fields = problems.object(value, at: path, known: ["title", "description", "continue"])
     else { return nil }
-    let title = problems.required(fields["title"], at: path + ".title") {
-      $1.text($0, at: path + ".title")
-    }
-    let description = problems.required(fields["description"], at: path + ".description") {
-      $1.text($0, at: path + ".description")
-    }
-    let proceed = problems.required(fields["continue"], at: path + ".continue") {
-      $1.text($0, at: path + ".continue")
-    }
+    let title = problems.requiredText(fields, "title", in: path)
+    let description = problems.requiredText(fields, "description", in: path)
+    let proceed = problems.requiredText(fields, "continue", in: path)
     guard let title, let description, let proceed else { return nil }
     return UnsupportedOSTexts(title: title, description: description, continue: proceed)
   }
