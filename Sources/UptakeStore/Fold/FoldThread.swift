@@ -48,10 +48,10 @@ final class FoldThread: @unchecked Sendable {
   private var lastStored = Date()
   private var stopping = false
   private var running = false
-  /// The last step failed; the next is a retry.
-  private var foldFails = false
-  /// Why the last step failed, for `foldEverything()`.
+  /// Why the last step failed; nil once a step works. While set, the
+  /// next step is a retry.
   private var lastFailure: StoreError?
+  private var foldFails: Bool { lastFailure != nil }
   /// Set by `foldEverything()`: fold what is stored without waiting for
   /// ingest to pause.
   private var foldingEverything = false
@@ -170,7 +170,7 @@ final class FoldThread: @unchecked Sendable {
     foldingEverything = true
     condition.broadcast()
     while running && !foldFails && storedThroughSeq > foldedThroughSeq { condition.wait() }
-    if foldFails, let lastFailure { throw lastFailure }
+    if let lastFailure { throw lastFailure }
   }
 
   /// Ends the fold thread after the step under way, and waits for it.
@@ -259,13 +259,12 @@ final class FoldThread: @unchecked Sendable {
       }
       condition.lock()
       foldedThroughSeq = folded
-      foldFails = false
+      lastFailure = nil
       condition.broadcast()
       condition.unlock()
     } catch {
       condition.lock()
       let wasFailing = foldFails
-      foldFails = true
       lastFailure = error
       condition.broadcast()
       condition.unlock()

@@ -11,18 +11,17 @@ struct LogRewinder {
   private let database: Database
   /// `main` for the events file, `rollups` for the aggregates'.
   private let schema: String
+  /// The file whose log this is, its size read with a `stat`
+  /// (`LogSizeSample`).
+  private let filePath: String
   private var schedule: WALCheckpointSchedule
   private var logSize = LogSizeSample()
 
   init(_ database: Database, schema: String, maxHoldSeconds: Double) {
     self.database = database
     self.schema = schema
+    filePath = schema == "main" ? database.path : Database.rollupsPath(for: database.path)
     schedule = WALCheckpointSchedule(maxHoldSeconds: maxHoldSeconds)
-  }
-
-  /// The log file's path, read with a `stat` (`LogSizeSample`).
-  private var databaseFilePath: String {
-    schema == "main" ? database.path : Database.rollupsPath(for: database.path)
   }
 
   /// True while the writer should come back every
@@ -34,7 +33,7 @@ struct LogRewinder {
   /// stays long costs disk space and read speed, never correctness.
   mutating func step(_ readGate: ReadGate) {
     let now = Date()
-    let path = databaseFilePath
+    let path = filePath
     let bytes = logSize.bytes(now: now) { Database.walBytes(ofDatabaseAt: path) }
     var step = schedule.step(walBytes: bytes, now: now)
     if step == .backfill {

@@ -57,7 +57,7 @@ struct ImportCommand: Command {
     let queue = ChunkQueue(capacity: 4)
     let reader = ImportReader(
       descriptor: descriptor,
-      eventsPerChunk: BatchWriter.Limits.bulkImport.maxEventsPerTransaction,
+      eventsPerChunk: writer.limits.maxEventsPerTransaction,
       shownRejections: Self.shownRejections)
     let readerDone = DispatchSemaphore(value: 0)
     Thread.detachNewThread {
