@@ -9,7 +9,7 @@
 /// second of that minute, rather than rejecting a time a correct clock may
 /// report.
 public enum Timestamp {
-  static let msPerDay: Int64 = 86_400_000
+  public static let msPerDay: Int64 = 86_400_000
 
   /// Parses an RFC 3339 date-time with an offset (`Z`, `z` or `±HH:MM`), a
   /// `T` or `t` separator and an optional fraction of any length (kept to the

@@ -1,5 +1,9 @@
+import UptakeCore
+
 /// The install_days rows of a fold step's installs, read ahead in one
-/// pass in the table's key order, before the step writes any.
+/// pass in the table's key order, before the step writes any, as each
+/// install's timeline: every time it was seen, with its version and what it
+/// downloaded then (`SeenTimes`).
 ///
 /// Why not a lookup an install: a step of a flood brings a quarter of a
 /// million installs, and a seek from the root of install_days for each
@@ -18,24 +22,26 @@ struct InstallTimelines {
   /// ...which it does if it reaches this many of them.
   static let trialHitsToKeepStepping = 500
 
-  /// Every install's rows, one install after another.
-  private(set) var rows: [SeenRow] = []
-  /// `rows[starts[i]..<starts[i + 1]]` are the rows of the i-th install.
+  /// Every install's points, one install after another, each install's
+  /// in its rows' order (by day, then version).
+  private(set) var points: [TimelinePoint] = []
+  /// `points[starts[i]..<starts[i + 1]]` are the points of the i-th install.
   private var starts: [Int32] = [0]
 
-  /// The rows of the i-th install of the events `read` was given, in
+  /// The points of the i-th install of the events `read` was given, in
   /// `forEachInstall`'s order.
-  func timeline(_ index: Int) -> ArraySlice<SeenRow> {
-    rows[Int(starts[index])..<Int(starts[index + 1])]
+  func timeline(_ index: Int) -> ArraySlice<TimelinePoint> {
+    points[Int(starts[index])..<Int(starts[index + 1])]
   }
 
   /// The rows of each install of `events`, which come sorted as writeSeen
   /// sorts them: events with an install first, by app, test flag (false
   /// first) and install key, so each install's events lie together and
   /// the installs come in the table's key order. Versions are numbered in
-  /// `versions`.
+  /// `versions`, downloaded updates in `updates`.
   static func read(
-    _ events: [FoldEvent], _ database: Database, _ versions: inout TextNumbering
+    _ events: [FoldEvent], _ database: Database, _ versions: inout TextNumbering,
+    _ updates: inout TextNumbering
   ) throws(StoreError) -> InstallTimelines {
     var cursor = try Cursor(database)
     defer { cursor.scan.reset() }
@@ -45,12 +51,18 @@ struct InstallTimelines {
       try cursor.move(to: install)
       while case .at(let at) = cursor.position, at == install.installKey {
         let version = cursor.scan.withText(2) { versions.number($0) }
-        timelines.rows.append(
-          SeenRow(
-            day: Int32(cursor.scan.int64(1)), version: version, firstTs: cursor.scan.int64(3)))
+        cursor.scan.withBlob(3) { times in
+          SeenTimes.forEach(in: times, dayStartMs: cursor.scan.int64(1) * Timestamp.msPerDay) {
+            ts, download in
+            timelines.points.append(
+              TimelinePoint(
+                ts: ts, version: version,
+                download: download.map { updates.number($0) } ?? TimelinePoint.noDownload))
+          }
+        }
         try cursor.advance()
       }
-      timelines.starts.append(Int32(timelines.rows.count))
+      timelines.starts.append(Int32(timelines.points.count))
     }
     return timelines
   }
@@ -84,7 +96,7 @@ struct InstallTimelines {
     init(_ database: Database) throws(StoreError) {
       scan = try database.statement(
         """
-        SELECT install_key, day, app_version, first_ts FROM install_days
+        SELECT install_key, day, app_version, times FROM install_days
         WHERE app_no = ?1 AND is_test = ?2 AND install_key >= ?3
         ORDER BY install_key, day, app_version
         """)

@@ -27,7 +27,7 @@ enum RollupWriter {
     // Its sightings, 32 bytes an event, need not outlive it.
     prepared.dimensions = .written
     try writeDaily(prepared.batch, membership, database)
-    try writeSeen(&prepared.batch, membership, database)
+    try writeSeen(&prepared.batch, database)
     let record = try database.statement(
       "INSERT OR REPLACE INTO rollups.fold_state (name, value) VALUES (?, ?)")
     try record.bind(1, RollupFolder.foldedSeqName)
@@ -202,21 +202,39 @@ enum RollupWriter {
         let event = events[index]
         let isNew = !known.contains(event.installKey)
         if isNew { newMembers.append(event.installKey) }
-        // A known member's first impression moves when this one is earlier.
-        if isImpression && (isNew || event.timestampMs < knownFirsts[event.installKey] ?? .min) {
-          firstImpressions.append(
-            FirstImpression(
-              installKey: event.installKey, timestampMs: event.timestampMs,
-              version: batch.versions.texts[Int(event.version)]))
+        // A known member's first impression moves when this one is earlier,
+        // or as early: then readers keep the lower version.
+        if isImpression && (isNew || event.timestampMs <= knownFirsts[event.installKey] ?? .min) {
+          appendFirstImpressions(from: index)
         }
       }
       membership.didAdd(newMembers, to: bucket)
     }
+
+    /// The impression at `index`, an install's earliest in its bucket, and
+    /// any other version the install was on at that very time: readers keep
+    /// the lowest, whatever order they arrived in.
+    private mutating func appendFirstImpressions(from index: Int) {
+      let events = batch.events
+      let first = events[index]
+      var at = index
+      while at < events.count && events[at].sameBucket(as: first)
+        && events[at].isSameInstall(as: first) && events[at].timestampMs == first.timestampMs
+      {
+        if at == index || events[at].version != events[at - 1].version {
+          firstImpressions.append(
+            FirstImpression(
+              installKey: first.installKey, timestampMs: first.timestampMs,
+              version: batch.versions.texts[Int(events[at].version)]))
+        }
+        at += 1
+      }
+    }
   }
 
   /// The `known` members of an impression bucket whose earliest event in
-  /// the step (at `earliest`) may come before their first impression: only
-  /// those before the bucket's latest stored event can. Events mostly
+  /// the step (at `earliest`) may come before their first impression, or at
+  /// its time: only those not after the bucket's latest stored event can. Events mostly
   /// arrive in time order, so this spares reading the bucket's first
   /// impressions, a scan of all its chunks, nearly every step.
   private static func mayMoveEarlier(
@@ -228,7 +246,7 @@ enum RollupWriter {
     guard try lastTs.step() else { return known }
     let storedLast = lastTs.int64(0)
     var candidates: Set<Int64> = []
-    for index in earliest where events[index].timestampMs < storedLast {
+    for index in earliest where events[index].timestampMs <= storedLast {
       if known.contains(events[index].installKey) { candidates.insert(events[index].installKey) }
     }
     return candidates
@@ -248,203 +266,24 @@ enum RollupWriter {
     }
   }
 
-  /// install_days, and from its new rows the adoption counts and the
-  /// version changes. Sorted by install and time, each install's events
-  /// lie together: its known rows are read once, the batch's rows are
-  /// merged in time order, and each new row is compared with the rows
-  /// around it in time. A new (install, day, version) adds one to that
-  /// version's installs, and to the day's when the install had no other
-  /// version that day; a row landing between two known rows (a client's
-  /// retried batch arriving late) replaces the change between them.
+  /// install_days, the adoption counts and the funnel's download rows
+  /// (`SeenWriter`). Sorted by install and time, each install's events lie
+  /// together: its stored timeline is read once, ahead (`InstallTimelines`),
+  /// and the step's points are merged into it.
   private static func writeSeen(
-    _ batch: inout FoldBatch, _ membership: BucketMembership, _ database: Database
+    _ batch: inout FoldBatch, _ database: Database
   ) throws(StoreError) {
     batch.events.sortUnstably(by: SeenOrder.self)
-    var writer = try SeenWriter(database, updateIds: batch.updateIds, membership: membership)
+    var writer = try SeenWriter(database, updateIds: batch.updateIds)
     let events = batch.events
-    let timelines = try InstallTimelines.read(events, database, &batch.versions)
+    let timelines = try InstallTimelines.read(events, database, &batch.versions, &writer.updates)
+    writer.rankVersions(&batch.versions)
     var installIndex = 0
     try events.forEachInstall { range throws(StoreError) in
-      let timeline = timelines.timeline(installIndex)
+      let known = timelines.timeline(installIndex)
       installIndex += 1
-      try writer.addInstall(events[range], known: timeline, &batch.versions)
+      try writer.addInstall(events[range], known: known, versions: batch.versions)
     }
     try writer.write(database, versions: batch.versions)
-  }
-
-  /// `writeSeen`'s statements, and what it gathers install by install to
-  /// write at the end.
-  private struct SeenWriter {
-    let insert: Statement
-    let earlier: Statement
-    var versionInstalls: [DailyVersionsKey: Int] = [:]
-    var activeInstalls: [DailyActiveKey: Int] = [:]
-    var changes = VersionChanges()
-    var funnelDownloads: FunnelDownloads
-
-    init(_ database: Database, updateIds: [String], membership: BucketMembership)
-      throws(StoreError)
-    {
-      insert = try database.statement(
-        """
-        INSERT OR IGNORE INTO install_days (app_no, is_test, install_key, day, app_version, first_ts)
-        VALUES (?, ?, ?, ?, ?, ?)
-        """)
-      earlier = try database.statement(
-        """
-        UPDATE install_days SET first_ts = ?6
-        WHERE app_no = ?1 AND is_test = ?2 AND install_key = ?3 AND day = ?4 AND app_version = ?5
-          AND first_ts > ?6
-        """)
-      funnelDownloads = try FunnelDownloads(
-        database, updateIds: updateIds, membership: membership)
-    }
-
-    /// One install's `events` merged into its `known` rows, and its
-    /// downloads linked again when they or its version changes moved.
-    mutating func addInstall(
-      _ events: ArraySlice<FoldEvent>, known: ArraySlice<SeenRow>,
-      _ versions: inout TextNumbering
-    ) throws(StoreError) {
-      let install = events[events.startIndex]
-      var timeline = Array(known)
-      let isKnown = !timeline.isEmpty
-      let scope = ChangeScope(
-        appNo: install.appNo, isTest: install.isTest, installKey: install.installKey)
-      // Whether the install's version changes moved: its downloads link to
-      // the first one after them.
-      var changesMoved = false
-      for event in events {
-        let row = SeenRow(day: event.day, version: event.version, firstTs: event.timestampMs)
-        if let same = timeline.firstIndex(where: { $0.day == row.day && $0.version == row.version })
-        {
-          if row.firstTs < timeline[same].firstTs {
-            try bind(earlier, install, row, versions.texts[Int(row.version)])
-            try earlier.run()
-            timeline[same].firstTs = row.firstTs
-            // A change into this row now comes earlier.
-            changesMoved = true
-          }
-          continue
-        }
-        if try addRow(row, of: install, scope, to: &timeline, &versions) { changesMoved = true }
-      }
-      if changesMoved
-        || events.contains(where: { $0.action == UInt8(Action.download.rawValue) })
-      {
-        try funnelDownloads.relink(
-          scope, known: isKnown, changesMoved: changesMoved, events: events,
-          timeline: timeline, &versions)
-      }
-    }
-
-    /// A row new to the install's timeline: inserted, counted, and its
-    /// changes from the row before it and to the row after it recorded.
-    /// Returns whether the install's version changes moved. Inlined: as a
-    /// call per new row it cost writeSeen 1.3 % more instructions.
-    @inline(__always) private mutating func addRow(
-      _ row: SeenRow, of install: FoldEvent, _ scope: ChangeScope, to timeline: inout [SeenRow],
-      _ versions: inout TextNumbering
-    ) throws(StoreError) -> Bool {
-      try bind(insert, install, row, versions.texts[Int(row.version)])
-      try insert.run()
-      versionInstalls[
-        DailyVersionsKey(
-          appNo: install.appNo, isTest: install.isTest, day: row.day,
-          version: row.version),
-        default: 0] += 1
-      var seenOtherThatDay = false
-      var previous: SeenRow?
-      var next: SeenRow?
-      for other in timeline {
-        if other.day == row.day { seenOtherThatDay = true }
-        if other.isBefore(row), previous.map({ $0.isBefore(other) }) ?? true { previous = other }
-        if row.isBefore(other), next.map({ other.isBefore($0) }) ?? true { next = other }
-      }
-      timeline.append(row)
-      if !seenOtherThatDay {
-        activeInstalls[
-          DailyActiveKey(appNo: install.appNo, isTest: install.isTest, day: row.day), default: 0] +=
-          1
-      }
-      var changesMoved = false
-      if let previous, changes.record(scope, from: previous, to: row, &versions) {
-        changesMoved = true
-      }
-      if let next {
-        if let previous, changes.forget(scope, from: previous, to: next, &versions) {
-          changesMoved = true
-        }
-        if changes.record(scope, from: row, to: next, &versions) { changesMoved = true }
-      }
-      return changesMoved
-    }
-
-    private func bind(
-      _ statement: Statement, _ install: FoldEvent, _ row: SeenRow, _ version: String
-    ) throws(StoreError) {
-      try statement.bind(1, install.appNo)
-      try statement.bind(2, Int64(install.isTest ? 1 : 0))
-      try statement.bind(3, install.installKey)
-      try statement.bind(4, Int64(row.day))
-      try statement.bind(5, version)
-      try statement.bind(6, row.firstTs)
-    }
-
-    /// The version changes, the downloads' links and the adoption counts.
-    func write(_ database: Database, versions: TextNumbering) throws(StoreError) {
-      try changes.write(database, versions: versions)
-      try funnelDownloads.write(database, versions: versions)
-      try writeVersionInstalls(database, versions)
-      try writeActiveInstalls(database)
-    }
-
-    private func writeVersionInstalls(_ database: Database, _ versions: TextNumbering)
-      throws(StoreError)
-    {
-      let addVersion = try database.statement(
-        """
-        INSERT INTO daily_versions (app_no, is_test, day, app_version, installs) VALUES (?, ?, ?, ?, ?)
-        ON CONFLICT DO UPDATE SET installs = installs + excluded.installs
-        """)
-      for (key, installs) in versionInstalls {
-        try addVersion.bind(1, key.appNo)
-        try addVersion.bind(2, Int64(key.isTest ? 1 : 0))
-        try addVersion.bind(3, Int64(key.day))
-        try addVersion.bind(4, versions.texts[Int(key.version)])
-        try addVersion.bind(5, installs)
-        try addVersion.run()
-      }
-    }
-
-    private func writeActiveInstalls(_ database: Database) throws(StoreError) {
-      let addDay = try database.statement(
-        """
-        INSERT INTO daily_active (app_no, is_test, day, installs) VALUES (?, ?, ?, ?)
-        ON CONFLICT DO UPDATE SET installs = installs + excluded.installs
-        """)
-      for (key, installs) in activeInstalls {
-        try addDay.bind(1, key.appNo)
-        try addDay.bind(2, Int64(key.isTest ? 1 : 0))
-        try addDay.bind(3, Int64(key.day))
-        try addDay.bind(4, installs)
-        try addDay.run()
-      }
-    }
-  }
-
-  /// A row of daily_versions: a version's installs on a day.
-  private struct DailyVersionsKey: Hashable {
-    let appNo: Int64
-    let isTest: Bool
-    let day: Int32
-    let version: Int32
-  }
-
-  /// A row of daily_active: the installs seen on a day.
-  private struct DailyActiveKey: Hashable {
-    let appNo: Int64
-    let isTest: Bool
-    let day: Int32
   }
 }

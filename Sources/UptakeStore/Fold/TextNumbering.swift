@@ -44,6 +44,21 @@ struct TextNumbering {
     return versions[Int(number)]
   }
 
+  /// For each number, its place in version order, equal versions sharing
+  /// one (`2.0` and `2.0.0`), or -1 for a text that is no version: so a
+  /// fold compares the versions of a million points as integers.
+  mutating func versionRanks() -> [Int32] {
+    let parsed = texts.indices.map { version(Int32($0)) }
+    let order = parsed.indices.filter { parsed[$0] != nil }.sorted { parsed[$0]! < parsed[$1]! }
+    var ranks = [Int32](repeating: -1, count: parsed.count)
+    var rank: Int32 = -1
+    for (position, number) in order.enumerated() {
+      if position == 0 || parsed[order[position - 1]]! < parsed[number]! { rank += 1 }
+      ranks[number] = rank
+    }
+    return ranks
+  }
+
   /// For each number, its position when the texts are sorted by their
   /// bytes: SQLite's BINARY order, the order of the tables' keys.
   func byteOrderRanks() -> [Int32] {

@@ -2,25 +2,18 @@ import UptakeCore
 
 extension ReportQueries {
   /// The prompt-to-upgrade funnel of one update over the events in the
-  /// range. `targetVersion` is the configured latestVersion, when the app's
-  /// configuration names one: an upgrade must then reach at least it.
+  /// range, exactly as the contract defines it, whatever order the events
+  /// arrived in. `targetVersion` is the configured latestVersion, when the
+  /// app's configuration names one: an upgrade must then reach at least it.
   ///
-  /// Impressions come from `funnel_impression_chunks` (each install's
-  /// first impression of the day, packed), downloads from
-  /// `funnel_downloads` (one row per install and day, linked to the
-  /// install's first version change after it, and carrying all of them),
-  /// so a funnel reads its own cohort's rows: without a target the link is
-  /// the upgrade, with one the row's chain of changes is walked up to it.
-  /// With `test=include` the chains of both test flags are merged
-  /// (`FunnelBothFlags`). For downloads not folded yet, upgrades come
-  /// from `version_changes` (each time an install was first seen on a
-  /// version above the one before), read for the versions the cohort's
-  /// impressions were on. Two approximations follow, both for event orders
-  /// the apps do not produce: a download on the day of the first impression
-  /// but before it, with another after it, is taken at that day's last
-  /// download; and an install that moved to another version between its
-  /// impression and its download is seen upgrading only by its unfolded
-  /// events.
+  /// Each install's first impression comes from `funnel_impression_chunks`
+  /// (the earliest; at one time, the lowest version), its first download at
+  /// or after it from the download times of `funnel_downloads`, and its
+  /// upgrade, the first event after that download on a high enough version,
+  /// from the same row's rises (schema/0016). Where no folded row of a test
+  /// flag holds that download (a download not folded yet, or the other
+  /// flag's events under `test=include`), the install's timeline in
+  /// install_days answers instead; the events not folded yet are added last.
   public func funnel(
     appNo: Int64, updateId: String, range: DayRange, test: TestFilter, targetVersion: String?
   ) throws(StoreError) -> FunnelResult {
@@ -30,8 +23,7 @@ extension ReportQueries {
         database, appNo: appNo, updateId: updateId, range: range, test: test, target: target)
       try cohort.addImpressions()
       try cohort.addDownloads()
-      if test == .include { try cohort.mergeBothFlags() }
-      try cohort.climbVersionChanges()
+      try cohort.addUpgradesFromTimelines()
       cohort.addUnfoldedUpgrades()
       return try cohort.result()
     }
@@ -49,14 +41,12 @@ extension ReportQueries {
 /// first download at or after it, its first upgrade after that.
 private struct InstallSteps {
   var impressionTs = Int64.max
+  var impressionVersion: Int32 = 0
   var downloadTs = Int64.max
   var upgradeTs = Int64.max
-  var impressionVersion: Int32 = 0
-  /// Whether `upgradeTs` is known from the download's link, so the
-  /// install need not climb through version_changes.
-  var linkedUpgrade = false
-  /// Whether `downloadTs` comes from a folded row (not the tail).
-  var downloadFolded = false
+  /// The test flags (bit 0 non-test, bit 1 test) whose folded download
+  /// rows hold `downloadTs`: their rises settled that flag's upgrade.
+  var settledFlags: UInt8 = 0
 }
 
 /// What counts as an upgrade: reaching the target when one is configured,
@@ -74,25 +64,25 @@ private struct UpgradeRule {
     return reachedVersion > base
   }
 
-  /// The first upgrade along `chain` (in time order) after `since`,
-  /// followed from the impression's version as the climb does; .max when
-  /// there is none before `endMs`.
-  mutating func firstUpgrade(
-    along chain: [FunnelBothFlags.Change], after since: Int64, from impressionVersion: Int32,
-    before endMs: Int64
-  ) -> Int64 {
-    var version = impressionVersion
-    var since = since
-    for change in chain where change.ts > since && change.ts < endMs && change.from == version {
-      if isUpgrade(change.to, from: impressionVersion) { return change.ts }
-      (version, since) = (change.to, change.ts)
+  /// Whether an impression on `version` comes before one on `other` at the
+  /// same time: the lower version does (a text that is no version first),
+  /// and between equal versions spelled apart, the lower text.
+  mutating func isFirst(_ version: Int32, before other: Int32) -> Bool {
+    let (left, right) = (versions.version(version), versions.version(other))
+    switch (left, right) {
+    case (nil, .some): return true
+    case (.some, nil): return false
+    case (.some(let left), .some(let right)) where left != right: return left < right
+    default:
+      return versions.texts[Int(version)].utf8.lexicographicallyPrecedes(
+        versions.texts[Int(other)].utf8)
     }
-    return .max
   }
 }
 
-/// One funnel's cohort, built in phases: impressions, then downloads, then
-/// upgrades from the links and chains, the climb and the unfolded events.
+/// One funnel's cohort, built in phases: impressions, downloads with the
+/// upgrades their rows settle, the rest from timelines, then the unfolded
+/// events.
 private struct FunnelCohort {
   let database: Database
   let appNo: Int64
@@ -102,28 +92,10 @@ private struct FunnelCohort {
   /// The days the update has folded rows on (an empty span when none).
   let firstDay: Int64
   let lastDay: Int64
-  /// Without a target, the version change linked to a download row is the
-  /// install's first after the row's first_ts: when the download is taken
-  /// at that time, the change is the upgrade if it leaves the impression's
-  /// version, and there is none without a change. The link follows the
-  /// changes of the row's own test flag, so it holds when the filter reads
-  /// one flag. The rest (a download taken at its day's last time, an
-  /// unfolded one, a change away from another version, test=include, every
-  /// download when a target is configured) climb through version_changes.
-  let linksHold: Bool
-  /// With a target, every change after the download is on its row
-  /// (`later_changes`, schema/0009): the chain is walked as the climb
-  /// would, from the impression's version up to the target. Without one
-  /// the link alone settles most rows; walking the chains instead gives
-  /// the same answers but decodes every chain, which was slower
-  /// (docs/performance.md, reports).
-  let chainsHold: Bool
   /// The unfolded events in the range that the filter admits, by install.
   let unfolded: [Int64: [RollupEvent]]
   var upgrades: UpgradeRule
   var installs: InstallMap<InstallSteps>
-  /// Filled only with `test=include`.
-  var bothFlags = FunnelBothFlags()
 
   init(
     _ database: Database, appNo: Int64, updateId: String, range: DayRange, test: TestFilter,
@@ -134,8 +106,6 @@ private struct FunnelCohort {
     self.updateId = updateId
     self.range = range
     self.test = test
-    linksHold = target == nil && test != .include
-    chainsHold = target != nil && test != .include
     upgrades = UpgradeRule(target: target)
     unfolded = try Self.unfoldedEvents(database, appNo: appNo, range: range, test: test)
     let span = try Self.foldedSpan(
@@ -143,6 +113,15 @@ private struct FunnelCohort {
     firstDay = span.days?.first ?? 1
     lastDay = span.days?.last ?? 0
     installs = InstallMap(capacity: max(1 << 12, span.impressionInstalls))
+  }
+
+  /// The test flags the filter admits, as `InstallSteps.settledFlags` bits.
+  private var admittedFlags: UInt8 {
+    switch test {
+    case .exclude: 1
+    case .only: 2
+    case .include: 3
+    }
   }
 
   private static func unfoldedEvents(
@@ -200,158 +179,138 @@ private struct FunnelCohort {
     while try impressions.step() {
       impressions.withBlob(0) { packed in
         FirstImpression.forEachPacked(in: packed) { install, ts, version in
-          installs.addImpression(install, at: ts, version: upgrades.versions.number(version))
+          addImpression(install, at: ts, version: upgrades.versions.number(version))
         }
       }
     }
     impressions.reset()
     for (install, events) in unfolded {
       for event in events where event.updateId == updateId && event.action == .impression {
-        installs.addImpression(
+        addImpression(
           install, at: event.timestampMs, version: upgrades.versions.number(event.appVersion))
       }
     }
   }
 
-  /// Each install's first download at or after its impression, matched
-  /// once every impression is known, with the upgrade its row's link or
-  /// chain settles (`linksHold`, `chainsHold`).
+  /// Keeps each install's earliest impression, and at one time the lowest
+  /// version, so the answer does not depend on which arrived first.
+  private mutating func addImpression(_ install: Int64, at ts: Int64, version: Int32) {
+    var steps = installs[install] ?? InstallSteps()
+    guard
+      ts < steps.impressionTs
+        || (ts == steps.impressionTs && upgrades.isFirst(version, before: steps.impressionVersion))
+    else { return }
+    steps.impressionTs = ts
+    steps.impressionVersion = version
+    installs.set(install, steps)
+  }
+
+  /// Each install's first download at or after its impression, matched once
+  /// every impression is known; a folded row holding it settles its flag's
+  /// upgrade from its rises.
   mutating func addDownloads() throws(StoreError) {
     let rows = try database.statement(
       """
-      SELECT install_key, first_ts, last_ts, upgrade_ts, upgrade_from, later_changes, is_test
-      FROM funnel_downloads
+      SELECT install_key, day, downloads, rises, is_test FROM funnel_downloads
       WHERE app_no = ? AND \(test.sqlCondition) AND update_id = ? AND day BETWEEN ? AND ?
       """)
     try rows.bind(1, appNo)
     try rows.bind(2, updateId)
     try rows.bind(3, firstDay)
     try rows.bind(4, lastDay)
-    var chain: [FunnelBothFlags.Change] = []
     while try rows.step() {
-      let linksChange = !rows.isNull(3)
-      chain.removeAll(keepingCapacity: true)
-      if chainsHold || test == .include {
-        rows.withBlob(5) { packed in
-          VersionChange.forEachPacked(in: packed) { ts, from, to in
-            chain.append((ts, upgrades.versions.number(from), upgrades.versions.number(to)))
-          }
-        }
-        chain.sort { $0.ts < $1.ts }
+      let install = rows.int64(0)
+      guard var steps = installs[install] else { continue }
+      let dayStartMs = rows.int64(1) * Timestamp.msPerDay
+      guard
+        let at = rows.withBlob(
+          2,
+          {
+            DownloadTimes.first(atOrAfter: steps.impressionTs, in: $0, dayStartMs: dayStartMs)
+          }), at <= steps.downloadTs
+      else { continue }
+      if at < steps.downloadTs {
+        steps.downloadTs = at
+        steps.upgradeTs = .max
+        steps.settledFlags = 0
       }
-      let link = (
-        ts: linksChange ? rows.int64(3) : .max,
-        from: linksChange ? rows.withText(4) { upgrades.versions.number($0) } : 0
-      )
-      addDownload(
-        rows.int64(0), first: rows.int64(1), last: rows.int64(2), link: link, chain: chain,
-        folded: true)
-      if test == .include {
-        bothFlags.addRow(rows.int64(0), isTest: rows.int(6) != 0, chain: chain)
+      steps.settledFlags |= rows.int(4) != 0 ? 2 : 1
+      let impressionVersion = steps.impressionVersion
+      let rise = rows.withBlob(3) { rises in
+        firstUpgrade(in: rises, dayStartMs: dayStartMs, after: at, from: impressionVersion)
       }
+      steps.upgradeTs = min(steps.upgradeTs, rise)
+      installs.set(install, steps)
     }
     rows.reset()
     for (install, events) in unfolded {
       for event in events where event.updateId == updateId && event.action == .download {
-        addDownload(
-          install, first: event.timestampMs, last: event.timestampMs, link: nil, chain: nil,
-          folded: false)
+        installs.modify(install) { steps in
+          guard event.timestampMs >= steps.impressionTs, event.timestampMs < steps.downloadTs
+          else { return }
+          steps.downloadTs = event.timestampMs
+          steps.upgradeTs = .max
+          steps.settledFlags = 0
+        }
       }
     }
   }
 
-  private mutating func addDownload(
-    _ install: Int64, first: Int64, last: Int64, link: (ts: Int64, from: Int32)?,
-    chain: [FunnelBothFlags.Change]?, folded: Bool
-  ) {
-    installs.modify(install) { steps in
-      let at =
-        first >= steps.impressionTs
-        ? first : (last >= steps.impressionTs ? last : Int64.max)
-      guard at < steps.downloadTs else { return }
-      steps.downloadTs = at
-      steps.upgradeTs = .max
-      steps.linkedUpgrade = false
-      steps.downloadFolded = folded
-      // An unfolded download has no chain: it climbs.
-      if chainsHold, let chain {
-        steps.linkedUpgrade = true
-        steps.upgradeTs = upgrades.firstUpgrade(
-          along: chain, after: at, from: steps.impressionVersion, before: range.endMs)
-        return
-      }
-      guard linksHold, at == first, let link,
-        link.ts == .max || link.from == steps.impressionVersion
-      else { return }
-      steps.linkedUpgrade = true
-      if link.ts < range.endMs { steps.upgradeTs = link.ts }
+  /// The first rise after `since`, before the range ends, that is an
+  /// upgrade from `impressionVersion`; .max when none is.
+  private mutating func firstUpgrade(
+    in rises: UnsafeRawBufferPointer, dayStartMs: Int64, after since: Int64,
+    from impressionVersion: Int32
+  ) -> Int64 {
+    var found = Int64.max
+    let endMs = range.endMs
+    Rises.forEach(in: rises, dayStartMs: dayStartMs) { ts, version in
+      guard ts < endMs else { return false }
+      guard ts > since else { return true }
+      guard upgrades.isUpgrade(upgrades.versions.number(version), from: impressionVersion)
+      else { return true }
+      found = ts
+      return false
     }
+    return found
   }
 
-  /// `test=include`: each folded download's upgrade walked along the
-  /// changes of both test flags.
-  mutating func mergeBothFlags() throws(StoreError) {
-    try bothFlags.completeOtherFlags(
-      database, appNo: appNo, fromDay: firstDay, throughDay: range.toDay, &upgrades.versions)
-    for (install, entry) in bothFlags.changes {
-      guard let steps = installs[install], steps.downloadTs != .max, steps.downloadFolded
-      else { continue }
-      let upgrade = upgrades.firstUpgrade(
-        along: entry.list.sorted { $0.ts < $1.ts }, after: steps.downloadTs,
-        from: steps.impressionVersion, before: range.endMs)
-      installs.modify(install) { steps in
-        steps.upgradeTs = upgrade
-        steps.linkedUpgrade = true
-      }
-    }
-  }
-
-  /// The upgrades of the downloads no link or chain settled, read from
-  /// version_changes by the version left: without a target the first
-  /// change is an upgrade; with one, a change to a version still below it
-  /// is followed to the changes away from that version, and so on (each
-  /// step goes higher, so the climb ends).
-  mutating func climbVersionChanges() throws(StoreError) {
-    var climbing: [Int32: InstallMap<Int64>] = [:]
-    try installs.forEach { (install, steps) throws(StoreError) in
-      guard steps.downloadTs != .max, !steps.linkedUpgrade else { return }
-      climbing[steps.impressionVersion, default: InstallMap()].set(install, steps.downloadTs)
-    }
-    let changes = try database.statement(
+  /// The upgrades no folded row settled: for each admitted test flag whose
+  /// rows did not hold the download, the first event of the install's
+  /// folded timeline under that flag after it.
+  mutating func addUpgradesFromTimelines() throws(StoreError) {
+    let timeline = try database.statement(
       """
-      SELECT install_key, to_version, ts FROM version_changes
-      WHERE app_no = ? AND \(test.sqlCondition) AND from_version = ? AND day BETWEEN ? AND ?
+      SELECT day, app_version, times FROM install_days
+      WHERE app_no = ? AND is_test = ? AND install_key = ? AND day BETWEEN ? AND ?
       """)
-    while !climbing.isEmpty {
-      var next: [Int32: InstallMap<Int64>] = [:]
-      for (left, climbers) in climbing {
-        var firstTs = Int64.max
-        try climbers.forEach { (_, since) throws(StoreError) in firstTs = min(firstTs, since) }
-        try changes.bind(1, appNo)
-        try changes.bind(2, upgrades.versions.texts[Int(left)])
-        try changes.bind(3, Timestamp.dayNumber(ms: firstTs))
-        try changes.bind(4, range.toDay)
-        var stepped = InstallMap<(ts: Int64, version: Int32)>()
-        while try changes.step() {
-          let install = changes.int64(0)
-          let ts = changes.int64(2)
-          guard let since = climbers[install], ts > since, ts < range.endMs,
-            let steps = installs[install], ts < steps.upgradeTs
-          else { continue }
-          let reached = changes.withText(1) { upgrades.versions.number($0) }
-          if upgrades.isUpgrade(reached, from: steps.impressionVersion) {
-            installs.update(install, initial: steps) { $0.upgradeTs = ts }
-          } else if upgrades.target != nil, ts < stepped[install]?.ts ?? .max {
-            stepped.set(install, (ts, reached))
+    var pending: [(install: Int64, steps: InstallSteps)] = []
+    try installs.forEach { (install, steps) throws(StoreError) in
+      guard steps.downloadTs != .max, steps.settledFlags != admittedFlags else { return }
+      pending.append((install, steps))
+    }
+    for (install, var steps) in pending {
+      for flag: UInt8 in [1, 2] where admittedFlags & flag != 0 && steps.settledFlags & flag == 0 {
+        try timeline.bind(1, appNo)
+        try timeline.bind(2, Int64(flag == 2 ? 1 : 0))
+        try timeline.bind(3, install)
+        try timeline.bind(4, Timestamp.dayNumber(ms: steps.downloadTs))
+        try timeline.bind(5, range.toDay)
+        while try timeline.step() {
+          let version = timeline.withText(1) { upgrades.versions.number($0) }
+          guard upgrades.isUpgrade(version, from: steps.impressionVersion) else { continue }
+          let dayStartMs = timeline.int64(0) * Timestamp.msPerDay
+          timeline.withBlob(2) { times in
+            SeenTimes.forEach(in: times, dayStartMs: dayStartMs) { ts, _ in
+              if ts > steps.downloadTs && ts < range.endMs {
+                steps.upgradeTs = min(steps.upgradeTs, ts)
+              }
+            }
           }
         }
-        changes.reset()
-        try stepped.forEach { (install, step) throws(StoreError) in
-          guard installs[install]?.upgradeTs == .max else { return }
-          next[step.version, default: InstallMap()].set(install, step.ts)
-        }
+        timeline.reset()
       }
-      climbing = next
+      installs.set(install, steps)
     }
   }
 
@@ -383,20 +342,5 @@ private struct FunnelCohort {
     return FunnelResult(
       impressions: installs.count, downloads: downloads, upgraded: hoursToUpgrade.count,
       medianHoursToUpgrade: ReportQueries.median(hoursToUpgrade))
-  }
-}
-
-extension InstallMap where Value == InstallSteps {
-  /// Keeps each install's earliest impression; its version is numbered
-  /// only when it is kept.
-  fileprivate mutating func addImpression(
-    _ install: Int64, at ts: Int64, version number: @autoclosure () -> Int32
-  ) {
-    update(install, initial: InstallSteps()) { steps in
-      if ts < steps.impressionTs {
-        steps.impressionTs = ts
-        steps.impressionVersion = number()
-      }
-    }
   }
 }

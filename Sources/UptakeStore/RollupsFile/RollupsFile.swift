@@ -20,10 +20,19 @@
 public enum RollupsFile {
   /// The tables the fold writes and the reports read.
   static let tables = [
-    "daily_counts", "install_days", "daily_versions", "daily_active", "version_changes",
-    "funnel_downloads", "dimension_sets", "dimension_count_runs", "presence_runs",
-    "daily_install_chunks", "funnel_impression_chunks",
+    "daily_counts", "install_days", "daily_versions", "daily_active", "funnel_downloads",
+    "dimension_sets", "dimension_count_runs", "presence_runs", "daily_install_chunks",
+    "funnel_impression_chunks",
   ]
+
+  /// Tables earlier versions folded into, dropped with the rest when the
+  /// file is emptied.
+  static let retiredTables = ["version_changes"]
+
+  /// The events file's store_state row a migration adds when it changes
+  /// what the rollups hold in a way the rows folded so far cannot follow
+  /// (schema/0016): the file is emptied and folded again, once.
+  static let refoldName = "rollups_refold"
 
   /// How `place` found the rollups file.
   public enum Placement: Equatable, Sendable {
@@ -50,18 +59,38 @@ public enum RollupsFile {
   static func place(_ database: Database) throws(StoreError) -> Placement {
     precondition(database.hasRollups, "place needs the rollups file attached")
     let databaseId = try identity(database)
+    let refold =
+      try database.scalarInt(
+        "SELECT value FROM main.store_state WHERE name = '\(refoldName)'") != nil
     if try move(database, databaseId: databaseId) {
       let hasEvents = try database.scalarInt("SELECT EXISTS (SELECT 1 FROM main.events)") == 1
-      return hasEvents ? .moved : .created
+      if !hasEvents {
+        if refold { try database.write { () throws(StoreError) in try clearRefold(database) } }
+        return .created
+      }
+      if !refold { return .moved }
     }
     guard
       let reason = database.discardedStaleRollups
-        ? UnsyncedRollups.discardReason : try rebuildReason(database, databaseId: databaseId)
+        ? UnsyncedRollups.discardReason
+        : refold
+          ? "a migration changed what the rollups hold"
+          : try rebuildReason(database, databaseId: databaseId)
     else { return .ready }
     let schema = try freshSchema()
-    try database.write { () throws(StoreError) in
+    let recreated = try database.write { () throws(StoreError) -> Bool in
+      // Another process may have refolded since: then the marker is gone.
+      if refold && !database.discardedStaleRollups,
+        try database.scalarInt("SELECT value FROM main.store_state WHERE name = '\(refoldName)'")
+          == nil
+      {
+        return false
+      }
       try recreate(schema, in: database, databaseId: databaseId)
+      try clearRefold(database)
+      return true
     }
+    guard recreated else { return .ready }
     database.discardedStaleRollups = false
     return .rebuilt(reason: reason)
   }
@@ -187,12 +216,18 @@ public enum RollupsFile {
   private static func recreate(_ schema: [TableSchema], in database: Database, databaseId: Int64)
     throws(StoreError)
   {
-    for table in tables { try database.execute("DROP TABLE IF EXISTS rollups.\(table)") }
+    for table in tables + retiredTables {
+      try database.execute("DROP TABLE IF EXISTS rollups.\(table)")
+    }
     try database.execute("DROP TABLE IF EXISTS rollups.fold_state")
     for table in schema {
       for sql in table.statements { try database.execute(try qualified(sql)) }
     }
     try recordFoldState(database, databaseId: databaseId, foldedSeq: 0)
+  }
+
+  private static func clearRefold(_ database: Database) throws(StoreError) {
+    try database.execute("DELETE FROM main.store_state WHERE name = '\(refoldName)'")
   }
 
   /// Records whose the rollups file is and, unless nil, how far it has

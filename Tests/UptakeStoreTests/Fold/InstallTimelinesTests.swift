@@ -10,12 +10,13 @@ import UptakeTestSupport
 @Suite("InstallTimelines: each install's rows, read ahead in key order")
 struct InstallTimelinesTests {
   /// install_days with, for each of two apps and both test flags, installs
-  /// keyed 0, 10, 20, ... each with `days` rows (two versions on day 0).
+  /// keyed 0, 10, 20, ... each with `days` rows (two versions on day 0,
+  /// the first with a download a millisecond after its first time).
   static func store(_ database: Database, installs: Int, days: Int) throws {
     let insert = try database.statement(
       """
-      INSERT INTO install_days (app_no, is_test, install_key, day, app_version, first_ts)
-      VALUES (?, ?, ?, ?, ?, ?)
+      INSERT INTO install_days (app_no, is_test, install_key, day, app_version, first_ts, times)
+      VALUES (?, ?, ?, ?, ?, ?, ?)
       """)
     try database.write { () throws(StoreError) in
       for appNo: Int64 in [1, 2] {
@@ -28,7 +29,14 @@ struct InstallTimelinesTests {
                 try insert.bind(3, Int64(install * 10) - 5_000)
                 try insert.bind(4, Int64(20_000 + day))
                 try insert.bind(5, version)
-                try insert.bind(6, Int64(install * 1_000 + day))
+                let dayStartMs = Int64(20_000 + day) * Timestamp.msPerDay
+                let firstTs = dayStartMs + Int64(install * 1_000 + day)
+                try insert.bind(6, firstTs)
+                var times: [UInt8] = []
+                SeenTimes.pack(
+                  [(firstTs, nil)] + (version == "2.0.0" ? [(firstTs + 1, "u1")] : []),
+                  dayStartMs: dayStartMs, into: &times)
+                try insert.bind(7, times)
                 try insert.run()
               }
             }
@@ -44,11 +52,12 @@ struct InstallTimelinesTests {
       dimensions: 0, action: 0, isTest: isTest, hasInstall: true)
   }
 
-  /// What a lookup of the install alone gives, with versions as texts.
+  /// What a lookup of the install alone gives: a line for each time, with
+  /// its version and download as texts.
   static func lookedUp(_ event: FoldEvent, _ database: Database) throws -> [String] {
     let select = try database.statement(
       """
-      SELECT day, app_version, first_ts FROM install_days
+      SELECT day, app_version, times FROM install_days
       WHERE app_no = ? AND is_test = ? AND install_key = ? ORDER BY day, app_version
       """)
     try select.bind(1, event.appNo)
@@ -57,7 +66,14 @@ struct InstallTimelinesTests {
     defer { select.reset() }
     var rows: [String] = []
     while try select.step() {
-      rows.append("\(select.int64(0)) \(select.string(1)) \(select.int64(2))")
+      let version = select.string(1)
+      select.withBlob(2) { times in
+        SeenTimes.forEach(in: times, dayStartMs: select.int64(0) * Timestamp.msPerDay) {
+          ts, download in
+          rows.append(
+            "\(version) \(ts) \(download.map { String(decoding: $0, as: UTF8.self) } ?? "-")")
+        }
+      }
     }
     return rows
   }
@@ -82,13 +98,16 @@ struct InstallTimelinesTests {
         installKey: 0, timestampMs: 0, appNo: 1, update: 0, version: 0, day: 0, dimensions: 0,
         action: 0, isTest: false, hasInstall: false))
     var versions = TextNumbering()
-    let timelines = try InstallTimelines.read(events, database, &versions)
+    var updates = TextNumbering()
+    let timelines = try InstallTimelines.read(events, database, &versions, &updates)
     var mismatches = 0
     for (index, event) in stride(from: 0, to: events.count - 1, by: 2).map({ events[$0] })
       .enumerated()
     {
       let read = timelines.timeline(index).map {
-        "\($0.day) \(versions.texts[Int($0.version)]) \($0.firstTs)"
+        let download =
+          $0.download == TimelinePoint.noDownload ? "-" : updates.texts[Int($0.download)]
+        return "\(versions.texts[Int($0.version)]) \($0.ts) \(download)"
       }
       if read != (try lookedUp(event, database)) { mismatches += 1 }
     }

@@ -39,12 +39,7 @@ struct PreparedFoldTests {
 
   /// Every aggregate table, each row as text, in key order.
   static func aggregates(_ database: Database) throws -> [String: [String]] {
-    let tables = [
-      "daily_counts", "install_days", "daily_versions", "daily_active", "version_changes",
-      "funnel_downloads", "dimension_sets", "dimension_count_runs",
-      "presence_runs", "daily_install_chunks",
-      "funnel_impression_chunks", "fold_state",
-    ]
+    let tables = RollupsFile.tables + ["fold_state"]
     var dump: [String: [String]] = [:]
     for table in tables {
       var columns: [String] = []

@@ -90,6 +90,27 @@ struct RollupsFileTests {
     #expect(try Self.reports(reopened, shop.appNo) == before)
   }
 
+  @Test("a migration that changes what the rollups hold has them folded again, once")
+  func refoldAfterMigration() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let (shop, before) = try Self.folded(scratch)
+    // What schema/0016 leaves behind on a database folded before it.
+    try shop.database.execute(
+      "INSERT INTO store_state (name, value) VALUES ('\(RollupsFile.refoldName)', 1)")
+
+    let reopened = try Database(path: scratch.databasePath)
+    try Migrator.migrate(reopened)
+    #expect(
+      reopened.rollupsPlacement == .rebuilt(reason: "a migration changed what the rollups hold"))
+    #expect(try RollupFolder(database: reopened).foldAll() == Self.events().count)
+    #expect(try Self.reports(reopened, shop.appNo) == before)
+
+    let again = try Database(path: scratch.databasePath)
+    try Migrator.migrate(again)
+    #expect(again.rollupsPlacement == .ready, "the marker is gone with the refold")
+  }
+
   @Test(
     "a lost, foreign or too new rollups file is emptied, and folding the events again restores it",
     arguments: ["lost", "foreign", "ahead"])

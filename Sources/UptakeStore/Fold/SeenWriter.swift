@@ -1,0 +1,207 @@
+import UptakeCore
+
+/// `RollupWriter.writeSeen`'s work, install by install: each install's
+/// timeline (install_days) merged with the step's events, the adoption
+/// counts of the rows it gains, and its download rows worked out again
+/// where the new points change them (`FunnelDownloads`).
+struct SeenWriter {
+  private let upsertRow: Statement
+  private var versionInstalls: [DailyVersionsKey: Int] = [:]
+  private var activeInstalls: [DailyActiveKey: Int] = [:]
+  private var funnelDownloads = FunnelDownloads()
+  /// Update ids of the batch and of the stored timelines.
+  var updates = TextNumbering()
+  /// `updates`' number of each update rank of the batch.
+  private let batchUpdates: [Int32]
+  /// Each version number's place in version order (`TextNumbering.versionRanks`).
+  private var ranks: [Int32] = []
+  private var timeBuffer: [(ts: Int64, download: String?)] = []
+  private var packed: [UInt8] = []
+
+  init(_ database: Database, updateIds: [String]) throws(StoreError) {
+    upsertRow = try database.statement(
+      """
+      INSERT INTO install_days (app_no, is_test, install_key, day, app_version, first_ts, times)
+      VALUES (?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT DO UPDATE SET first_ts = excluded.first_ts, times = excluded.times
+      """)
+    var updates = TextNumbering()
+    batchUpdates = updateIds.map { updates.number($0) }
+    self.updates = updates
+  }
+
+  /// Call once every version the step will meet is numbered: the batch's
+  /// and its installs' stored ones (`InstallTimelines.read`).
+  mutating func rankVersions(_ versions: inout TextNumbering) {
+    ranks = versions.versionRanks()
+  }
+
+  /// One install's `events` merged into its `known` points. Rows that gain
+  /// a point are written whole; a row new to the install counts in the
+  /// adoption tables.
+  mutating func addInstall(
+    _ events: ArraySlice<FoldEvent>, known: ArraySlice<TimelinePoint>, versions: TextNumbering
+  ) throws(StoreError) {
+    let install = events[events.startIndex]
+    var timeline = Array(known)
+    timeline.sort { $0.precedes($1) }
+    let added = newPoints(events, in: timeline)
+    guard !added.isEmpty else { return }
+    let scope = InstallScope(
+      appNo: install.appNo, isTest: install.isTest, installKey: install.installKey)
+    countNewRows(added, known: timeline, scope)
+    timeline += added
+    timeline.sort { $0.precedes($1) }
+    try writeRows(touchedBy: added, timeline, scope, versions)
+    funnelDownloads.update(scope, added: added, timeline: timeline, ranks: ranks)
+  }
+
+  /// The events' points the timeline does not hold yet: a repeat of a time
+  /// and version adds nothing unless it is a download not held at it.
+  private func newPoints(_ events: ArraySlice<FoldEvent>, in timeline: [TimelinePoint])
+    -> [TimelinePoint]
+  {
+    var added: [TimelinePoint] = []
+    for event in events {
+      let point = TimelinePoint(
+        ts: event.timestampMs, version: event.version,
+        download: event.action == UInt8(Action.download.rawValue)
+          ? batchUpdates[Int(event.update)] : TimelinePoint.noDownload)
+      // The events come sorted by time: a repeat within them is at the end.
+      if Self.holds(timeline[...], point) || Self.holds(added[...], point) { continue }
+      added.append(point)
+    }
+    return added
+  }
+
+  /// Whether `points` (sorted by time) hold `point` or, for a point that is
+  /// no download, any point at its time and version.
+  private static func holds(_ points: ArraySlice<TimelinePoint>, _ point: TimelinePoint) -> Bool {
+    var index = points.firstIndex(notBefore: point.ts)
+    while index < points.endIndex && points[index].ts == point.ts {
+      let held = points[index]
+      if held.version == point.version
+        && (point.download == TimelinePoint.noDownload || held.download == point.download)
+      {
+        return true
+      }
+      index += 1
+    }
+    return false
+  }
+
+  /// Adds the rows the `added` points open to the adoption counts: a
+  /// version's installs that day, and the day's when the install had no row
+  /// that day.
+  private mutating func countNewRows(
+    _ added: [TimelinePoint], known: [TimelinePoint], _ scope: InstallScope
+  ) {
+    var rows = Set(known.map { RowKey(day: $0.day, version: $0.version) })
+    var days = Set(known.map(\.day))
+    for point in added where rows.insert(RowKey(day: point.day, version: point.version)).inserted {
+      versionInstalls[
+        DailyVersionsKey(
+          appNo: scope.appNo, isTest: scope.isTest, day: point.day, version: point.version),
+        default: 0] += 1
+      if days.insert(point.day).inserted {
+        activeInstalls[
+          DailyActiveKey(appNo: scope.appNo, isTest: scope.isTest, day: point.day), default: 0] +=
+          1
+      }
+    }
+  }
+
+  /// Writes each row (day and version) an added point falls in, whole.
+  private mutating func writeRows(
+    touchedBy added: [TimelinePoint], _ timeline: [TimelinePoint], _ scope: InstallScope,
+    _ versions: TextNumbering
+  ) throws(StoreError) {
+    var touched: [RowKey] = []
+    for point in added {
+      let key = RowKey(day: point.day, version: point.version)
+      if !touched.contains(key) { touched.append(key) }
+    }
+    for key in touched {
+      timeBuffer.removeAll(keepingCapacity: true)
+      for point in timeline where point.day == key.day && point.version == key.version {
+        timeBuffer.append(
+          (
+            point.ts,
+            point.download == TimelinePoint.noDownload ? nil : updates.texts[Int(point.download)]
+          ))
+      }
+      let dayStartMs = Int64(key.day) * Timestamp.msPerDay
+      packed.removeAll(keepingCapacity: true)
+      SeenTimes.pack(timeBuffer, dayStartMs: dayStartMs, into: &packed)
+      try upsertRow.bind(1, scope.appNo)
+      try upsertRow.bind(2, Int64(scope.isTest ? 1 : 0))
+      try upsertRow.bind(3, scope.installKey)
+      try upsertRow.bind(4, Int64(key.day))
+      try upsertRow.bind(5, versions.texts[Int(key.version)])
+      try upsertRow.bind(6, timeBuffer[0].ts)
+      try upsertRow.bind(7, packed)
+      try upsertRow.run()
+    }
+  }
+
+  /// The download rows and the adoption counts.
+  func write(_ database: Database, versions: TextNumbering) throws(StoreError) {
+    try funnelDownloads.write(database, updates: updates, versions: versions)
+    try writeVersionInstalls(database, versions)
+    try writeActiveInstalls(database)
+  }
+
+  private func writeVersionInstalls(_ database: Database, _ versions: TextNumbering)
+    throws(StoreError)
+  {
+    let addVersion = try database.statement(
+      """
+      INSERT INTO daily_versions (app_no, is_test, day, app_version, installs) VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT DO UPDATE SET installs = installs + excluded.installs
+      """)
+    for (key, installs) in versionInstalls {
+      try addVersion.bind(1, key.appNo)
+      try addVersion.bind(2, Int64(key.isTest ? 1 : 0))
+      try addVersion.bind(3, Int64(key.day))
+      try addVersion.bind(4, versions.texts[Int(key.version)])
+      try addVersion.bind(5, installs)
+      try addVersion.run()
+    }
+  }
+
+  private func writeActiveInstalls(_ database: Database) throws(StoreError) {
+    let addDay = try database.statement(
+      """
+      INSERT INTO daily_active (app_no, is_test, day, installs) VALUES (?, ?, ?, ?)
+      ON CONFLICT DO UPDATE SET installs = installs + excluded.installs
+      """)
+    for (key, installs) in activeInstalls {
+      try addDay.bind(1, key.appNo)
+      try addDay.bind(2, Int64(key.isTest ? 1 : 0))
+      try addDay.bind(3, Int64(key.day))
+      try addDay.bind(4, installs)
+      try addDay.run()
+    }
+  }
+
+  /// A row of an install's timeline: a day and a version.
+  private struct RowKey: Hashable {
+    let day: Int32
+    let version: Int32
+  }
+
+  /// A row of daily_versions: a version's installs on a day.
+  private struct DailyVersionsKey: Hashable {
+    let appNo: Int64
+    let isTest: Bool
+    let day: Int32
+    let version: Int32
+  }
+
+  /// A row of daily_active: the installs seen on a day.
+  private struct DailyActiveKey: Hashable {
+    let appNo: Int64
+    let isTest: Bool
+    let day: Int32
+  }
+}
