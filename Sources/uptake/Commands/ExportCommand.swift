@@ -24,7 +24,9 @@ struct ExportCommand: Command {
       --test MODE          test events: exclude (default), include, only
       --since-last FILE    export only whole UTC days after the day recorded
                            in FILE (all days before today on the first run),
-                           then record the last day exported; for cron
+                           then record the last day exported; for cron. A
+                           day is exported once: events arriving after that
+                           (late phones) need a re-export with --from/--to
       -o FILE              write to FILE atomically instead of stdout
       --db PATH            SQLite file (env UPTAKE_DB, default ./uptake.db)
     """
