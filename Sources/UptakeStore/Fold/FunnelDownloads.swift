@@ -89,32 +89,39 @@ struct FunnelDownloads {
   /// than every point between that download and them, each once, in time
   /// order. The first point after a download on a version above any given
   /// one is always among them: every point between is lower.
+  ///
+  /// One sweep, however many downloads: a point rises after some download
+  /// exactly when it rises after the latest download before it, since the
+  /// points between that one and it are fewer.
   static func rises(after downloads: [Int64], in timeline: [TimelinePoint], ranks: [Int32])
     -> [(ts: Int64, version: Int32)]
   {
-    let top = timeline.map { ranks[Int($0.version)] }.max() ?? -1
+    guard let first = downloads.first else { return [] }
     var rises: [(ts: Int64, version: Int32)] = []
-    for download in downloads {
-      var highest = Int32.min
-      var index = timeline.firstIndex(notBefore: download + 1)
-      while index < timeline.count && highest < top {
-        let ts = timeline[index].ts
-        var groupHighest = highest
-        while index < timeline.count && timeline[index].ts == ts {
-          let point = timeline[index]
-          let rank = ranks[Int(point.version)]
-          if rank >= 0 && rank > highest
-            && !rises.contains(where: { $0.ts == ts && $0.version == point.version })
-          {
-            rises.append((ts, point.version))
-          }
-          groupHighest = max(groupHighest, rank)
-          index += 1
+    var nextDownload = 0
+    // The highest version since the latest download passed; nil before one.
+    var highest: Int32?
+    var index = timeline.firstIndex(notBefore: first)
+    while index < timeline.count {
+      let ts = timeline[index].ts
+      var groupHighest = Int32.min
+      while index < timeline.count && timeline[index].ts == ts {
+        let point = timeline[index]
+        let rank = ranks[Int(point.version)]
+        if let highest, rank >= 0, rank > highest,
+          rises.last.map({ $0.ts != ts || $0.version != point.version }) ?? true
+        {
+          rises.append((ts, point.version))
         }
-        highest = groupHighest
+        groupHighest = max(groupHighest, rank)
+        index += 1
+      }
+      highest = highest.map { max($0, groupHighest) }
+      while nextDownload < downloads.count && downloads[nextDownload] <= ts {
+        if downloads[nextDownload] == ts { highest = Int32.min }
+        nextDownload += 1
       }
     }
-    rises.sort { $0.ts != $1.ts ? $0.ts < $1.ts : $0.version < $1.version }
     return rises
   }
 
