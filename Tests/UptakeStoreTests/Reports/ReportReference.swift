@@ -36,8 +36,11 @@ struct ReportReference {
 struct ReferenceScope {
   let events: [Event]
 
-  /// The events of each install, in time order; events without an install
-  /// belong to none.
+  /// The events of each install, in the order they were added; events
+  /// without an install belong to none. Deliberately not sorted: a sort
+  /// by time leaves events of one millisecond in an order that depends on
+  /// the input (`sorted` is not stable), so the funnel picks each step's
+  /// event as an explicit minimum instead.
   private let timelines: [[Event]]
 
   init(events: [Event]) {
@@ -47,7 +50,7 @@ struct ReferenceScope {
       guard let installId = event.installId else { continue }
       byInstall[installId, default: []].append(event)
     }
-    timelines = byInstall.values.map { $0.sorted { $0.timestampMs < $1.timestampMs } }
+    timelines = Array(byInstall.values)
   }
 
   // MARK: GET /v1/updates
@@ -164,37 +167,58 @@ struct ReferenceScope {
   /// seen after that download on a higher version than at the first
   /// impression (at least `targetVersion` when given); median hours from the
   /// first impression to the first such sighting.
+  ///
+  /// The first impression is the install's earliest; when several share
+  /// that millisecond, the one on the lowest app version (`VersionOrder`:
+  /// version order, then text) counts. Client clocks are coarse and get
+  /// adjusted, so an install can stamp two impressions with one
+  /// millisecond, and without a rule the version an upgrade is measured
+  /// from would be whichever arrived first; the product is to follow the
+  /// same rule. Every other step depends only on times (the first download
+  /// at or after the impression, the first qualifying event strictly after
+  /// that download), so no step depends on the order the events were added
+  /// in.
   func funnel(_ updateId: String, targetVersion: String?) -> FunnelResult {
     var impressions = 0
     var downloads = 0
     var hoursToUpgrade: [Double] = []
     for timeline in timelines {
       guard
-        let shown = timeline.first(where: {
-          $0.updateId == updateId && $0.action == .impression
-        })
+        let shown = timeline.filter({ $0.updateId == updateId && $0.action == .impression })
+          .min(by: Self.isFirstImpression)
       else { continue }
       impressions += 1
       guard
-        let downloaded = timeline.first(where: {
+        let downloadedMs = timeline.filter({
           $0.updateId == updateId && $0.action == .download
             && $0.timestampMs >= shown.timestampMs
-        })
+        }).map(\.timestampMs).min()
       else { continue }
       downloads += 1
+      let shownVersion = Version(shown.appVersion)!
+      let target = targetVersion.map { Version($0)! }
       guard
-        let upgraded = timeline.first(where: { event in
-          guard event.timestampMs > downloaded.timestampMs, let version = Version(event.appVersion)
+        let upgradedMs = timeline.filter({ event in
+          guard event.timestampMs > downloadedMs, let version = Version(event.appVersion)
           else { return false }
-          if let targetVersion { return version >= Version(targetVersion)! }
-          return version > Version(shown.appVersion)!
-        })
+          if let target { return version >= target }
+          return version > shownVersion
+        }).map(\.timestampMs).min()
       else { continue }
-      hoursToUpgrade.append(Double(upgraded.timestampMs - shown.timestampMs) / 3_600_000)
+      hoursToUpgrade.append(Double(upgradedMs - shown.timestampMs) / 3_600_000)
     }
     return FunnelResult(
       impressions: impressions, downloads: downloads, upgraded: hoursToUpgrade.count,
       medianHoursToUpgrade: Self.median(hoursToUpgrade))
+  }
+
+  /// Whether impression `lhs` comes before `rhs` as an install's first
+  /// impression: earlier, or in the same millisecond on a lower version
+  /// (`VersionOrder`, a total order on the texts, so the minimum is one
+  /// version whatever the order of the candidates).
+  static func isFirstImpression(_ lhs: Event, _ rhs: Event) -> Bool {
+    guard lhs.timestampMs == rhs.timestampMs else { return lhs.timestampMs < rhs.timestampMs }
+    return VersionOrder.areInIncreasingOrder(lhs.appVersion, rhs.appVersion)
   }
 
   /// The middle value, or the mean of the two middle values; nil for none.
