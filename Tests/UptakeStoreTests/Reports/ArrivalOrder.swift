@@ -72,7 +72,13 @@ enum ArrivalOrder: CaseIterable, Equatable, Sendable, CustomTestStringConvertibl
       }
       let busiest = byInstall.filter { $0.value.count >= 4 }.keys.sorted(by: textOrder)
       let installId = busiest.randomElement(using: &generator) ?? byInstall.keys.min(by: textOrder)!
-      let startMs = events[byInstall[installId]!.randomElement(using: &generator)!].timestampMs
+      // The week that holds most of its events, so the late part is a real
+      // queue, not a single event.
+      let times = byInstall[installId]!.map { events[$0].timestampMs }
+      let startMs = times.max { first, second in
+        times.filter { $0 >= first && $0 < first + 7 * ArrivalTraffic.dayMs }.count
+          < times.filter { $0 >= second && $0 < second + 7 * ArrivalTraffic.dayMs }.count
+      }!
       let (week, rest) = inTimeOrder.partitioned { index in
         events[index].installId == installId && events[index].timestampMs >= startMs
           && events[index].timestampMs < startMs + 7 * ArrivalTraffic.dayMs
