@@ -5,7 +5,8 @@ import UptakeCore
 /// counts of the rows it gains, and its download rows worked out again
 /// where the new points change them (`FunnelDownloads`).
 struct SeenWriter {
-  private let upsertRow: Statement
+  private let insertRow: Statement
+  private let updateRow: Statement
   private var versionInstalls: [DailyVersionsKey: Int] = [:]
   private var activeInstalls: [DailyActiveKey: Int] = [:]
   private var funnelDownloads = FunnelDownloads()
@@ -19,11 +20,17 @@ struct SeenWriter {
   private var packed: [UInt8] = []
 
   init(_ database: Database, updateIds: [String]) throws(StoreError) {
-    upsertRow = try database.statement(
+    // An insert for a new row and an update for a known one, not one
+    // upsert: the upsert tries the insert first and was a tenth slower.
+    insertRow = try database.statement(
       """
       INSERT INTO install_days (app_no, is_test, install_key, day, app_version, first_ts, times)
-      VALUES (?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT DO UPDATE SET first_ts = excluded.first_ts, times = excluded.times
+      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+      """)
+    updateRow = try database.statement(
+      """
+      UPDATE install_days SET first_ts = ?6, times = ?7
+      WHERE app_no = ?1 AND is_test = ?2 AND install_key = ?3 AND day = ?4 AND app_version = ?5
       """)
     var updates = TextNumbering()
     batchUpdates = updateIds.map { updates.number($0) }
@@ -49,10 +56,10 @@ struct SeenWriter {
     guard !added.isEmpty else { return }
     let scope = InstallScope(
       appNo: install.appNo, isTest: install.isTest, installKey: install.installKey)
-    countNewRows(added, known: timeline, scope)
+    let newRows = countNewRows(added, known: timeline, scope)
     timeline += added
     timeline.sort { $0.precedes($1) }
-    try writeRows(touchedBy: added, timeline, scope, versions)
+    try writeRows(touchedBy: added, newRows: newRows, timeline, scope, versions)
     funnelDownloads.update(scope, added: added, timeline: timeline, ranks: ranks)
   }
 
@@ -92,29 +99,37 @@ struct SeenWriter {
 
   /// Adds the rows the `added` points open to the adoption counts: a
   /// version's installs that day, and the day's when the install had no row
-  /// that day.
+  /// that day. Returns those rows. An install has a few rows: plain scans
+  /// serve, where building sets was a twentieth of the fold.
   private mutating func countNewRows(
     _ added: [TimelinePoint], known: [TimelinePoint], _ scope: InstallScope
-  ) {
-    var rows = Set(known.map { RowKey(day: $0.day, version: $0.version) })
-    var days = Set(known.map(\.day))
-    for point in added where rows.insert(RowKey(day: point.day, version: point.version)).inserted {
+  ) -> [RowKey] {
+    var newRows: [RowKey] = []
+    for point in added {
+      let key = RowKey(day: point.day, version: point.version)
+      guard !newRows.contains(key),
+        !known.contains(where: { $0.version == key.version && $0.day == key.day })
+      else { continue }
       versionInstalls[
         DailyVersionsKey(
           appNo: scope.appNo, isTest: scope.isTest, day: point.day, version: point.version),
         default: 0] += 1
-      if days.insert(point.day).inserted {
+      if !known.contains(where: { $0.day == key.day })
+        && !newRows.contains(where: { $0.day == key.day })
+      {
         activeInstalls[
           DailyActiveKey(appNo: scope.appNo, isTest: scope.isTest, day: point.day), default: 0] +=
           1
       }
+      newRows.append(key)
     }
+    return newRows
   }
 
   /// Writes each row (day and version) an added point falls in, whole.
   private mutating func writeRows(
-    touchedBy added: [TimelinePoint], _ timeline: [TimelinePoint], _ scope: InstallScope,
-    _ versions: TextNumbering
+    touchedBy added: [TimelinePoint], newRows: [RowKey], _ timeline: [TimelinePoint],
+    _ scope: InstallScope, _ versions: TextNumbering
   ) throws(StoreError) {
     var touched: [RowKey] = []
     for point in added {
@@ -133,14 +148,15 @@ struct SeenWriter {
       let dayStartMs = Int64(key.day) * Timestamp.msPerDay
       packed.removeAll(keepingCapacity: true)
       SeenTimes.pack(timeBuffer, dayStartMs: dayStartMs, into: &packed)
-      try upsertRow.bind(1, scope.appNo)
-      try upsertRow.bind(2, Int64(scope.isTest ? 1 : 0))
-      try upsertRow.bind(3, scope.installKey)
-      try upsertRow.bind(4, Int64(key.day))
-      try upsertRow.bind(5, versions.texts[Int(key.version)])
-      try upsertRow.bind(6, timeBuffer[0].ts)
-      try upsertRow.bind(7, packed)
-      try upsertRow.run()
+      let write = newRows.contains(key) ? insertRow : updateRow
+      try write.bind(1, scope.appNo)
+      try write.bind(2, Int64(scope.isTest ? 1 : 0))
+      try write.bind(3, scope.installKey)
+      try write.bind(4, Int64(key.day))
+      try write.bind(5, versions.texts[Int(key.version)])
+      try write.bind(6, timeBuffer[0].ts)
+      try write.bind(7, packed)
+      try write.run()
     }
   }
 
