@@ -195,14 +195,19 @@ private struct FunnelCohort {
   /// Keeps each install's earliest impression, and at one time the lowest
   /// version, so the answer does not depend on which arrived first.
   private mutating func addImpression(_ install: Int64, at ts: Int64, version: Int32) {
-    var steps = installs[install] ?? InstallSteps()
-    guard
-      ts < steps.impressionTs
-        || (ts == steps.impressionTs && upgrades.isFirst(version, before: steps.impressionVersion))
-    else { return }
-    steps.impressionTs = ts
-    steps.impressionVersion = version
-    installs.set(install, steps)
+    // One probe of the map; the versions are compared only at a tie.
+    var tiedWith: Int32?
+    installs.update(install, initial: InstallSteps()) { steps in
+      if ts < steps.impressionTs {
+        steps.impressionTs = ts
+        steps.impressionVersion = version
+      } else if ts == steps.impressionTs {
+        tiedWith = steps.impressionVersion
+      }
+    }
+    if let tiedWith, upgrades.isFirst(version, before: tiedWith) {
+      installs.modify(install) { $0.impressionVersion = version }
+    }
   }
 
   /// Each install's first download at or after its impression, matched once
