@@ -23,10 +23,18 @@ final class BucketMembership {
     let day: Int64
   }
 
-  /// Days with a filter at most: a filter is built for the days a fold
-  /// step brings many installs of, so these are today, yesterday and a
-  /// few days of late arrivals; the least recently used goes first.
-  static let maxDays = 6
+  /// Days with a filter at most, and the memory all filters may take: a
+  /// filter is built for the days a fold step brings many installs of, so
+  /// today, yesterday and the days late arrivals land on; past either
+  /// bound the least recently used goes first. With 6 days, a flood with
+  /// one event in ten 1 to 30 days late rebuilt a filter of every day it
+  /// touched from the day's members, step after step, and folded at 18,000
+  /// events a second against 131,000 with 32 (`tools/fold-rate --late 0.1`,
+  /// docs/performance.md).
+  static let maxDays = 32
+  static let defaultMaxFilterBytes = 48 << 20
+  /// The memory budget of all filters (settable for tests).
+  var maxFilterBytes = BucketMembership.defaultMaxFilterBytes
   /// A day whose installs in one fold step are fewer than this gets no
   /// filter: looking its few installs up in their buckets' packed members
   /// costs less than reading the whole day's members into a filter.
@@ -115,18 +123,26 @@ final class BucketMembership {
       return held
     }
     guard held != nil || worthAFilter.contains(day) else { return nil }
-    if held == nil, filters.count >= Self.maxDays,
-      let oldest = filters.keys.min(by: { lastUsed[$0, default: 0] < lastUsed[$1, default: 0] })
-    {
-      filters[oldest] = nil
-      lastUsed[oldest] = nil
-    }
+    if held == nil, filters.count >= Self.maxDays { evictLeastRecentlyUsed() }
     // The old filter goes first: both at once would double the peak.
     filters[day] = nil
     let built = try Self.build(day, adding: adding, database)
+    while !filters.isEmpty,
+      filters.values.reduce(built.byteCount, { $0 + $1.byteCount }) > maxFilterBytes
+    {
+      evictLeastRecentlyUsed()
+    }
     filters[day] = built
     lastUsed[day] = foldsSeen
     return built
+  }
+
+  private func evictLeastRecentlyUsed() {
+    guard
+      let oldest = filters.keys.min(by: { lastUsed[$0, default: 0] < lastUsed[$1, default: 0] })
+    else { return }
+    filters[oldest] = nil
+    lastUsed[oldest] = nil
   }
 
   /// A filter of the day's packed members, sized for half as many again,

@@ -35,6 +35,9 @@ struct MemberFilter {
   /// Bits in all blocks.
   private var bits: Int { Int(blockCount) * 512 }
 
+  /// The memory its blocks take.
+  var byteCount: Int { bits / 8 }
+
   /// Members the filter holds at its full number of bits each.
   var capacity: Int { bits / Self.bitsPerMember }
 

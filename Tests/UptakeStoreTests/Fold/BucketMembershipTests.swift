@@ -80,6 +80,33 @@ struct BucketMembershipTests {
     #expect(firsts.firsts == (try InstallChunksTests.impressionRows(database)))
   }
 
+  @Test("filters stay within their memory budget; days past it answer from their packed members")
+  func filtersWithinTheirBudget() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let database = try scratch.openDatabase()
+    let appNo = try database.addApp("app")
+    let inserter = EventInserter(database: database)
+    let folder = RollupFolder(database: database)
+    // Room for three of the smallest filters, where eight days each bring
+    // enough installs for one: late arrivals over a week.
+    let smallest = MemberFilter(members: 1).byteCount
+    folder.membership.maxFilterBytes = 3 * smallest
+    let days = (1...8).map { String(format: "2026-03-%02dT10:00:00Z", $0) }
+    _ = try inserter.insert([batch(appNo, days.flatMap { Self.impressions(0..<600, at: $0) })])
+    try folder.fold(maxEvents: 50_000)
+    func held() -> Int { folder.membership.filters.values.reduce(0) { $0 + $1.byteCount } }
+    #expect(folder.membership.filters.count == 3 && held() <= 3 * smallest)
+    // Every install again on every day, later in the day: no day's count moves.
+    let again = (1...8).map { String(format: "2026-03-%02dT20:00:00Z", $0) }
+    _ = try inserter.insert([batch(appNo, again.flatMap { Self.impressions(0..<600, at: $0) })])
+    try folder.fold(maxEvents: 50_000)
+    #expect(held() <= 3 * smallest)
+    #expect(
+      try database.scalarInt(
+        "SELECT sum(installs) FROM daily_counts WHERE update_id = 'u1' AND action = 0") == 8 * 600)
+  }
+
   @Test("a filter grows past its capacity and still knows every member")
   func filterGrows() throws {
     let scratch = try ScratchDirectory()
