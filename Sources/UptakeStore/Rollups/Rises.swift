@@ -16,11 +16,7 @@ enum Rises {
     var previous = dayStartMs
     for rise in rises {
       Varint.pack(UInt64(rise.ts - previous), into: &bytes)
-      var version = rise.version
-      version.withUTF8 { text in
-        bytes.append(UInt8(text.count))
-        bytes.append(contentsOf: text)
-      }
+      PackedText.pack(rise.version, into: &bytes)
       previous = rise.ts
     }
   }
@@ -35,14 +31,7 @@ enum Rises {
     var ts = dayStartMs
     while offset < blob.count, let delta = Varint.unpack(blob, &offset) {
       ts += Int64(delta)
-      guard offset < blob.count else { return }
-      let length = Int(blob[offset])
-      guard offset + 1 + length <= blob.count else { return }
-      let version = UnsafeBufferPointer(
-        start: blob.baseAddress!.advanced(by: offset + 1).assumingMemoryBound(to: UInt8.self),
-        count: length)
-      offset += 1 + length
-      guard body(ts, version) else { return }
+      guard let version = PackedText.unpack(blob, &offset), body(ts, version) else { return }
     }
   }
 }

@@ -20,15 +20,14 @@ enum SeenTimes {
       let ts = times[index].ts
       var end = index + 1
       while end < times.count && times[end].ts == ts { end += 1 }
-      let downloads = times[index..<end].compactMap(\.download)
-      Varint.pack(UInt64(ts - previous) << 1 | (downloads.isEmpty ? 0 : 1), into: &bytes)
-      if !downloads.isEmpty {
-        Varint.pack(UInt64(downloads.count), into: &bytes)
-        for var update in downloads {
-          update.withUTF8 { text in
-            bytes.append(UInt8(text.count))
-            bytes.append(contentsOf: text)
-          }
+      // Counted in place: an array of a time's downloads was an allocation
+      // for every point the fold writes.
+      let downloads = times[index..<end].reduce(0) { $0 + ($1.download == nil ? 0 : 1) }
+      Varint.pack(UInt64(ts - previous) << 1 | (downloads == 0 ? 0 : 1), into: &bytes)
+      if downloads > 0 {
+        Varint.pack(UInt64(downloads), into: &bytes)
+        for time in times[index..<end] {
+          if let update = time.download { PackedText.pack(update, into: &bytes) }
         }
       }
       previous = ts
@@ -54,15 +53,8 @@ enum SeenTimes {
       }
       guard let count = Varint.unpack(blob, &offset) else { return }
       for _ in 0..<count {
-        guard offset < blob.count else { return }
-        let length = Int(blob[offset])
-        guard offset + 1 + length <= blob.count else { return }
-        body(
-          ts,
-          UnsafeBufferPointer(
-            start: blob.baseAddress!.advanced(by: offset + 1).assumingMemoryBound(to: UInt8.self),
-            count: length))
-        offset += 1 + length
+        guard let update = PackedText.unpack(blob, &offset) else { return }
+        body(ts, update)
       }
     }
   }

@@ -59,9 +59,7 @@ public enum RollupsFile {
   static func place(_ database: Database) throws(StoreError) -> Placement {
     precondition(database.hasRollups, "place needs the rollups file attached")
     let databaseId = try identity(database)
-    let refold =
-      try database.scalarInt(
-        "SELECT value FROM main.store_state WHERE name = '\(refoldName)'") != nil
+    let refold = try isRefoldPending(database)
     if try move(database, databaseId: databaseId) {
       let hasEvents = try database.scalarInt("SELECT EXISTS (SELECT 1 FROM main.events)") == 1
       if !hasEvents {
@@ -80,10 +78,7 @@ public enum RollupsFile {
     let schema = try freshSchema()
     let recreated = try database.write { () throws(StoreError) -> Bool in
       // Another process may have refolded since: then the marker is gone.
-      if refold && !database.discardedStaleRollups,
-        try database.scalarInt("SELECT value FROM main.store_state WHERE name = '\(refoldName)'")
-          == nil
-      {
+      if refold && !database.discardedStaleRollups, try !isRefoldPending(database) {
         return false
       }
       try recreate(schema, in: database, databaseId: databaseId)
@@ -224,6 +219,11 @@ public enum RollupsFile {
       for sql in table.statements { try database.execute(try qualified(sql)) }
     }
     try recordFoldState(database, databaseId: databaseId, foldedSeq: 0)
+  }
+
+  private static func isRefoldPending(_ database: Database) throws(StoreError) -> Bool {
+    try database.scalarInt("SELECT value FROM main.store_state WHERE name = '\(refoldName)'")
+      != nil
   }
 
   private static func clearRefold(_ database: Database) throws(StoreError) {

@@ -84,10 +84,10 @@ struct BucketMembershipTests {
   func filtersWithinTheirBudget() throws {
     let scratch = try ScratchDirectory()
     defer { scratch.remove() }
-    let database = try scratch.openDatabase()
-    let appNo = try database.addApp("app")
-    let inserter = EventInserter(database: database)
-    let folder = RollupFolder(database: database)
+    let shop = try ShopStore(scratch)
+    let (database, appNo, inserter, folder) = (
+      shop.database, shop.appNo, shop.inserter, shop.folder
+    )
     // Room for three of the smallest filters, where eight days each bring
     // enough installs for one: late arrivals over a week.
     let smallest = MemberFilter(members: 1).byteCount
