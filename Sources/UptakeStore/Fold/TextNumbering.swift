@@ -9,7 +9,11 @@ struct TextNumbering {
   private(set) var texts: [String] = []
   /// `Version(texts[n])`, parsed the first time number n is compared.
   private var versions: [Version?] = []
-  private var bytes: [[UInt8]] = []
+  /// Every text's UTF-8 bytes, one after another: `ends[n - 1]..<ends[n]`
+  /// are number n's. One array, not an array each, spares a lookup the
+  /// retain and release of the text's array.
+  private var storage: [UInt8] = []
+  private var ends: [Int] = []
   /// Open addressing: slot → number + 1, 0 when empty. Kept under half
   /// full.
   private var slots = [Int32](repeating: 0, count: 64)
@@ -20,11 +24,12 @@ struct TextNumbering {
     var slot = Self.hash(text) & mask
     while slots[slot] != 0 {
       let number = Int(slots[slot] - 1)
-      if Self.equal(bytes[number], text) { return Int32(number) }
+      if equal(number, text) { return Int32(number) }
       slot = (slot + 1) & mask
     }
     let number = Int32(texts.count)
-    bytes.append(Array(text))
+    storage.append(contentsOf: text)
+    ends.append(storage.count)
     texts.append(String(decoding: text, as: UTF8.self))
     slots[slot] = number + 1
     if texts.count * 2 > slots.count { grow() }
@@ -62,8 +67,10 @@ struct TextNumbering {
   /// For each number, its position when the texts are sorted by their
   /// bytes: SQLite's BINARY order, the order of the tables' keys.
   func byteOrderRanks() -> [Int32] {
-    let order = bytes.indices.sorted { bytes[$0].lexicographicallyPrecedes(bytes[$1]) }
-    var ranks = [Int32](repeating: 0, count: bytes.count)
+    let order = ends.indices.sorted {
+      storage[bytesRange($0)].lexicographicallyPrecedes(storage[bytesRange($1)])
+    }
+    var ranks = [Int32](repeating: 0, count: ends.count)
     for (rank, number) in order.enumerated() { ranks[number] = Int32(rank) }
     return ranks
   }
@@ -71,19 +78,34 @@ struct TextNumbering {
   private mutating func grow() {
     slots = [Int32](repeating: 0, count: slots.count * 2)
     let mask = slots.count - 1
-    for number in bytes.indices {
-      var slot = bytes[number].withUnsafeBufferPointer { Self.hash($0) } & mask
+    for number in ends.indices {
+      var slot =
+        storage.withUnsafeBufferPointer {
+          Self.hash(UnsafeBufferPointer(rebasing: $0[bytesRange(number)]))
+        }
+        & mask
       while slots[slot] != 0 { slot = (slot + 1) & mask }
       slots[slot] = Int32(number + 1)
     }
   }
 
-  /// Byte equality; the generic `elementsEqual` over an array and a
-  /// buffer cost a funnel as much as the hashing.
-  private static func equal(_ known: [UInt8], _ text: UnsafeBufferPointer<UInt8>) -> Bool {
-    guard known.count == text.count else { return false }
-    return known.withUnsafeBufferPointer { known in
-      for index in known.indices where known[index] != text[index] { return false }
+  /// Where number n's bytes lie in `storage`.
+  private func bytesRange(_ number: Int) -> Range<Int> {
+    (number == 0 ? 0 : ends[number - 1])..<ends[number]
+  }
+
+  /// Whether number n's bytes are `text`'s. A plain loop: the generic
+  /// `elementsEqual` over an array and a buffer cost a funnel as much as
+  /// the hashing.
+  private func equal(_ number: Int, _ text: UnsafeBufferPointer<UInt8>) -> Bool {
+    let range = bytesRange(number)
+    guard range.count == text.count else { return false }
+    return storage.withUnsafeBufferPointer { storage in
+      var offset = range.lowerBound
+      for byte in text {
+        if storage[offset] != byte { return false }
+        offset += 1
+      }
       return true
     }
   }

@@ -53,11 +53,46 @@ private struct InstallSteps {
 /// else any version above the impression's.
 private struct UpgradeRule {
   let target: Version?
+
+  init(target: Version?) { self.target = target }
+
   /// Versions repeat across thousands of installs: each text is numbered
   /// and parsed once.
   var versions = TextNumbering()
 
+  /// Verdicts reached so far, by reached version and base (the
+  /// impression's version, or 0 under a target): 0 not yet, 1 no, 2 yes.
+  /// A funnel asks for every rise of every downloader, among a few
+  /// versions: comparing parsed versions each time was a tenth of it.
+  private var verdicts: [UInt8] = []
+  /// `verdicts` holds `stride` × `stride` of them.
+  private var stride = 0
+  /// Beyond this many numbered texts the verdicts are not kept.
+  private static let maxStride = 512
+
   mutating func isUpgrade(_ reached: Int32, from impressionVersion: Int32) -> Bool {
+    let base = target == nil ? Int(impressionVersion) : 0
+    let largest = max(Int(reached), base)
+    if largest >= stride {
+      guard largest < Self.maxStride else { return decide(reached, from: impressionVersion) }
+      growVerdicts(toInclude: largest)
+    }
+    let slot = Int(reached) * stride + base
+    if verdicts[slot] == 0 { verdicts[slot] = decide(reached, from: impressionVersion) ? 2 : 1 }
+    return verdicts[slot] == 2
+  }
+
+  private mutating func growVerdicts(toInclude number: Int) {
+    var grown = max(stride, 16)
+    while grown <= number { grown *= 2 }
+    var copied = [UInt8](repeating: 0, count: grown * grown)
+    for reached in 0..<stride {
+      for base in 0..<stride { copied[reached * grown + base] = verdicts[reached * stride + base] }
+    }
+    (verdicts, stride) = (copied, grown)
+  }
+
+  private mutating func decide(_ reached: Int32, from impressionVersion: Int32) -> Bool {
     guard let reachedVersion = versions.version(reached) else { return false }
     if let target { return reachedVersion >= target }
     guard let base = versions.version(impressionVersion) else { return false }
