@@ -201,6 +201,10 @@ final class FoldThread: @unchecked Sendable {
     } catch {
       observer.stopFailed("the rollups file's log was left in place: \(error.description)")
     }
+    // Closed here, before `stop()` returns: a process exiting right after
+    // (`uptake import`) would otherwise leave the connection open, and
+    // with it the log files, for the next opening to clean up.
+    database.close()
     condition.lock()
     leftSynced = synced
     running = false

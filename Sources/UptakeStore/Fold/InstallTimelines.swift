@@ -54,7 +54,19 @@ struct InstallTimelines {
   private struct WholeDay {
     let install: Int32
     let day: Int32
-    var points: Range<Int> = 0..<0
+    /// 32-bit bounds: a step holds one of these for most of its installs.
+    private var start: Int32 = 0
+    private var end: Int32 = 0
+
+    init(install: Int32, day: Int32) {
+      self.install = install
+      self.day = day
+    }
+
+    var points: Range<Int> {
+      get { Int(start)..<Int(end) }
+      set { (start, end) = (Int32(newValue.lowerBound), Int32(newValue.upperBound)) }
+    }
   }
 
   /// The timelines of each install of `events`, which come sorted as

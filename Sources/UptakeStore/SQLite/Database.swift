@@ -92,7 +92,7 @@ public final class Database {
           _ = fchown(file, events.st_uid, events.st_gid)
           _ = fchmod(file, events.st_mode & 0o777)
         }
-        close(file)
+        Glibc.close(file)
       }
     }
     let attach = try Statement(database: self, sql: "ATTACH DATABASE ? AS rollups")
@@ -108,10 +108,21 @@ public final class Database {
     try execute("PRAGMA rollups.journal_size_limit = \(Self.walSizeLimitBytes)")
   }
 
-  deinit {
+  private var isClosed = false
+
+  /// Closes the connection now, not when its last reference goes: another
+  /// thread may hold one a moment past its end, and a process that exits
+  /// first (`uptake import`) leaves the connection open and its log files
+  /// behind. Nothing may use the connection after, and statements taken
+  /// from it must be gone, or SQLite closes it only when they are.
+  public func close() {
+    guard !isClosed else { return }
+    isClosed = true
     statementCache.removeAll()
     sqlite3_close_v2(handle)
   }
+
+  deinit { close() }
 
   /// How long a connection waits for another's lock before SQLITE_BUSY.
   static let busyTimeoutMilliseconds: Int32 = 5000

@@ -71,9 +71,13 @@ struct ImportCommand: Command {
       // The reader stops at its next chunk; the process is about to exit.
       queue.cancel()
       writer.stop()
+      database.close()
       throw error
     }
     readerDone.wait()
+    // The writer has finished; its thread may still hold the connection a
+    // moment, and the process exits next.
+    database.close()
     if descriptor != STDIN_FILENO { close(descriptor) }
     if totals.rejected > Self.shownRejections {
       output.standardError(

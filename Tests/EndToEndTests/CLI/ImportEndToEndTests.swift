@@ -70,6 +70,13 @@ struct ImportEndToEndTests {
       let arguments = ["import", "--app", "default", file, "--db", scratch.databasePath]
 
       let first = try uptake(arguments)
+      // Every connection is closed before the process exits: no log files
+      // are left behind for the next opening to clean up.
+      for file in [scratch.databasePath, scratch.databasePath + "-rollups"] {
+        for suffix in ["-wal", "-shm"] {
+          #expect(!FileManager.default.fileExists(atPath: file + suffix), "\(file)\(suffix) left")
+        }
+      }
       let again = try uptake(arguments)
       let export = try uptake([
         "export", "--app", "default", "--group-by", "updateId", "--db", scratch.databasePath,
