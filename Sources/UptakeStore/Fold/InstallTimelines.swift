@@ -156,12 +156,11 @@ struct InstallTimelines {
       try find.bind(2, Int64(first.isTest ? 1 : 0))
       try find.bind(3, Int64(day))
       try find.bind(4, first.installKey)
-      guard try find.step() else {
-        // No times on this day yet.
-        next += 1
-        continue
-      }
-      let prefix = DayTimes.Prefix(installFrom: find.int64(0), bits: find.int64(1))
+      // A day with rows has one from the lowest key on: none at or below a
+      // key means none at all, for every install of the day.
+      let found = try find.step()
+      let prefix =
+        found ? DayTimes.Prefix(installFrom: find.int64(0), bits: find.int64(1)) : .all
       var end = next + 1
       while end < wholeDays.count, wholeDays[end].day == day {
         let install = installs[Int(wholeDays[end].install)]
@@ -169,6 +168,10 @@ struct InstallTimelines {
           prefix.contains(DayTimes.unsigned(install.installKey))
         else { break }
         end += 1
+      }
+      guard found else {
+        next = end
+        continue
       }
       let dayStartMs = Int64(day) * Timestamp.msPerDay
       var wanted = next
