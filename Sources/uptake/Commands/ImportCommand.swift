@@ -46,18 +46,18 @@ struct ImportCommand: Command {
     let app = try StoreAccess.app(input.appId, in: database)
     // The daemon's writer and fold thread, tuned for one bulk load. It
     // keeps syncing the rollups file: a daemon may be writing it too.
-    let writer: BatchWriter
+    var writer: BatchWriter?
     do {
       writer = try BatchWriter(database: database, limits: .bulkImport, foldsUnsynced: false)
     } catch {
       throw .store(error)
     }
-    writer.start()
+    writer!.start()
     let descriptor = try openInput()
     let queue = ChunkQueue(capacity: 4)
     let reader = ImportReader(
       descriptor: descriptor,
-      eventsPerChunk: writer.limits.maxEventsPerTransaction,
+      eventsPerChunk: writer!.limits.maxEventsPerTransaction,
       shownRejections: Self.shownRejections)
     let readerDone = DispatchSemaphore(value: 0)
     Thread.detachNewThread {
@@ -66,18 +66,15 @@ struct ImportCommand: Command {
     }
     let totals: (stored: InsertOutcome, rejected: Int)
     do {
-      totals = try store(queue, into: writer, app: app, &output)
+      totals = try store(queue, into: writer!, app: app, &output)
     } catch {
       // The reader stops at its next chunk; the process is about to exit.
       queue.cancel()
-      writer.stop()
-      database.close()
+      writer!.stop()
       throw error
     }
     readerDone.wait()
-    // The writer has finished; its thread may still hold the connection a
-    // moment, and the process exits next.
-    database.close()
+    Self.closeOnceGone(database, writer: &writer)
     if descriptor != STDIN_FILENO { close(descriptor) }
     if totals.rejected > Self.shownRejections {
       output.standardError(
@@ -86,6 +83,18 @@ struct ImportCommand: Command {
     output.standardOutput(
       "accepted \(totals.stored.accepted), duplicates \(totals.stored.duplicates), "
         + "rejected \(totals.rejected)\n")
+  }
+
+  /// Closes the connection once the finished `writer` is gone. Its thread
+  /// lets go of it a moment after finishing, and until then its statements
+  /// keep the connection open: a process exiting first leaves the log files
+  /// behind, for the next opening to clean up (a 10M-event import did).
+  private static func closeOnceGone(_ database: Database, writer: inout BatchWriter?) {
+    weak var finished = writer
+    writer = nil
+    let deadline = Date().addingTimeInterval(5)
+    while finished != nil && Date() < deadline { usleep(1_000) }
+    database.close()
   }
 
   /// Stores every chunk the reader hands over through `writer`, one
