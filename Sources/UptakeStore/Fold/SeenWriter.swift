@@ -1,17 +1,15 @@
 import UptakeCore
 
 /// `RollupWriter.writeSeen`'s work, install by install: each install's
-/// timeline (`InstallTimelines`) merged with the step's events, the times
-/// of the rows they fall in (day_times), the rows' first times and
-/// download flags (install_days) where they change, the adoption counts of
-/// the rows it gains, and its download rows worked out again where the new
-/// points change them (`FunnelDownloads`).
+/// timeline (install_days) merged with the step's events, the adoption
+/// counts of the rows it gains, and its download rows worked out again
+/// where the new points change them (`FunnelDownloads`).
 struct SeenWriter {
-  private let writeRow: Statement
+  private let insertRow: Statement
+  private let updateRow: Statement
   private var versionInstalls: [DailyVersionsKey: Int] = [:]
   private var activeInstalls: [DailyActiveKey: Int] = [:]
   private var funnelDownloads = FunnelDownloads()
-  private var dayTimes = DayTimesWriter()
   /// Update ids of the batch and of the stored timelines.
   var updates = TextNumbering()
   /// `updates`' number of each update rank of the batch.
@@ -22,11 +20,17 @@ struct SeenWriter {
   private var packed: [UInt8] = []
 
   init(_ database: Database, updateIds: [String]) throws(StoreError) {
-    writeRow = try database.statement(
+    // An insert for a new row and an update for a known one, not one
+    // upsert: the upsert tries the insert first and was a tenth slower.
+    insertRow = try database.statement(
       """
-      INSERT OR REPLACE INTO install_days
-        (app_no, is_test, install_key, day, app_version, first_ts, downloaded)
+      INSERT INTO install_days (app_no, is_test, install_key, day, app_version, first_ts, times)
       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+      """)
+    updateRow = try database.statement(
+      """
+      UPDATE install_days SET first_ts = ?6, times = ?7
+      WHERE app_no = ?1 AND is_test = ?2 AND install_key = ?3 AND day = ?4 AND app_version = ?5
       """)
     var updates = TextNumbering()
     batchUpdates = updateIds.map { updates.number($0) }
@@ -40,9 +44,8 @@ struct SeenWriter {
   }
 
   /// One install's `events` merged into its `known` points. Rows that gain
-  /// a point have their times written whole, and their install_days row
-  /// where it is new or its first time or download flag changed; a row new
-  /// to the install counts in the adoption tables.
+  /// a point are written whole; a row new to the install counts in the
+  /// adoption tables.
   mutating func addInstall(
     _ events: ArraySlice<FoldEvent>, known: ArraySlice<TimelinePoint>, versions: TextNumbering
   ) throws(StoreError) {
@@ -53,11 +56,10 @@ struct SeenWriter {
     guard !added.isEmpty else { return }
     let scope = InstallScope(
       appNo: install.appNo, isTest: install.isTest, installKey: install.installKey)
-    countNewRows(added, known: timeline, scope)
-    let before = timeline
+    let newRows = countNewRows(added, known: timeline, scope)
     timeline += added
     timeline.sort { $0.precedes($1) }
-    try writeRows(touchedBy: added, before: before, timeline, scope, versions)
+    try writeRows(touchedBy: added, newRows: newRows, timeline, scope, versions)
     funnelDownloads.update(scope, added: added, timeline: timeline, ranks: ranks)
   }
 
@@ -97,11 +99,11 @@ struct SeenWriter {
 
   /// Adds the rows the `added` points open to the adoption counts: a
   /// version's installs that day, and the day's when the install had no row
-  /// that day. An install has a few rows: plain scans serve, where
-  /// building sets was a twentieth of the fold.
+  /// that day. Returns those rows. An install has a few rows: plain scans
+  /// serve, where building sets was a twentieth of the fold.
   private mutating func countNewRows(
     _ added: [TimelinePoint], known: [TimelinePoint], _ scope: InstallScope
-  ) {
+  ) -> [RowKey] {
     var newRows: [RowKey] = []
     for point in added {
       let key = RowKey(day: point.day, version: point.version)
@@ -121,13 +123,12 @@ struct SeenWriter {
       }
       newRows.append(key)
     }
+    return newRows
   }
 
-  /// Writes the times of each row (day and version) an added point falls
-  /// in, whole, and its install_days row unless its first time and
-  /// download flag are as `before` had them.
+  /// Writes each row (day and version) an added point falls in, whole.
   private mutating func writeRows(
-    touchedBy added: [TimelinePoint], before: [TimelinePoint], _ timeline: [TimelinePoint],
+    touchedBy added: [TimelinePoint], newRows: [RowKey], _ timeline: [TimelinePoint],
     _ scope: InstallScope, _ versions: TextNumbering
   ) throws(StoreError) {
     var touched: [RowKey] = []
@@ -147,50 +148,21 @@ struct SeenWriter {
       let dayStartMs = Int64(key.day) * Timestamp.msPerDay
       packed.removeAll(keepingCapacity: true)
       SeenTimes.pack(timeBuffer, dayStartMs: dayStartMs, into: &packed)
-      let version = versions.texts[Int(key.version)]
-      dayTimes.add(scope, day: key.day, version: version, times: packed)
-
-      let row = Self.summary(of: key, in: timeline[...])
-      guard row != Self.summary(of: key, in: before[...]) else { continue }
-      try writeRow.bind(1, scope.appNo)
-      try writeRow.bind(2, Int64(scope.isTest ? 1 : 0))
-      try writeRow.bind(3, scope.installKey)
-      try writeRow.bind(4, Int64(key.day))
-      try writeRow.bind(5, version)
-      try writeRow.bind(6, row!.firstTs)
-      try writeRow.bind(7, Int64(row!.downloaded ? 1 : 0))
-      try writeRow.run()
+      let write = newRows.contains(key) ? insertRow : updateRow
+      try write.bind(1, scope.appNo)
+      try write.bind(2, Int64(scope.isTest ? 1 : 0))
+      try write.bind(3, scope.installKey)
+      try write.bind(4, Int64(key.day))
+      try write.bind(5, versions.texts[Int(key.version)])
+      try write.bind(6, timeBuffer[0].ts)
+      try write.bind(7, packed)
+      try write.run()
     }
-  }
-
-  /// What install_days holds of a row: its first time and whether a
-  /// download lies on it; nil when the timeline has no point on it.
-  private static func summary(of key: RowKey, in timeline: ArraySlice<TimelinePoint>)
-    -> RowSummary?
-  {
-    var summary: RowSummary?
-    for point in timeline where point.day == key.day && point.version == key.version {
-      let downloaded = point.download != TimelinePoint.noDownload
-      if let found = summary {
-        summary = RowSummary(
-          firstTs: min(found.firstTs, point.ts), downloaded: found.downloaded || downloaded)
-      } else {
-        summary = RowSummary(firstTs: point.ts, downloaded: downloaded)
-      }
-    }
-    return summary
-  }
-
-  /// An install_days row's columns past its key.
-  private struct RowSummary: Equatable {
-    let firstTs: Int64
-    let downloaded: Bool
   }
 
   /// The download rows and the adoption counts.
-  mutating func write(_ database: Database, versions: TextNumbering) throws(StoreError) {
+  func write(_ database: Database, versions: TextNumbering) throws(StoreError) {
     try funnelDownloads.write(database, updates: updates, versions: versions)
-    try dayTimes.write(database)
     try writeVersionInstalls(database, versions)
     try writeActiveInstalls(database)
   }

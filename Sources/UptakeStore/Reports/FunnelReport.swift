@@ -12,11 +12,8 @@ extension ReportQueries {
   /// upgrade, the first event after that download on a high enough version,
   /// from the same row's rises (schema/0016). Where no folded row of a test
   /// flag holds that download (a download not folded yet, or the other
-  /// flag's events under `test=include`), the install's timeline answers
-  /// instead: its times on the download's day (day_times), and the first
-  /// time of each version on later days (install_days), where the first
-  /// event on a high enough version lies. The events not folded yet are
-  /// added last.
+  /// flag's events under `test=include`), the install's timeline in
+  /// install_days answers instead; the events not folded yet are added last.
   public func funnel(
     appNo: Int64, updateId: String, range: DayRange, test: TestFilter, targetVersion: String?
   ) throws(StoreError) -> FunnelResult {
@@ -320,16 +317,13 @@ private struct FunnelCohort {
 
   /// The upgrades no folded row settled: for each admitted test flag whose
   /// rows did not hold the download, the first event of the install's
-  /// folded timeline under that flag after it. On a later day than the
-  /// download that is a row's first time; on its day, one of the row's
-  /// times.
+  /// folded timeline under that flag after it.
   mutating func addUpgradesFromTimelines() throws(StoreError) {
     let timeline = try database.statement(
       """
-      SELECT day, app_version, first_ts FROM install_days
+      SELECT day, app_version, times FROM install_days
       WHERE app_no = ? AND is_test = ? AND install_key = ? AND day BETWEEN ? AND ?
       """)
-    let dayTimes = try database.statement(DayTimesWriter.findRow)
     var pending: [(install: Int64, steps: InstallSteps)] = []
     try installs.forEach { (install, steps) throws(StoreError) in
       guard steps.downloadTs != .max, steps.settledFlags != admittedFlags else { return }
@@ -340,47 +334,24 @@ private struct FunnelCohort {
       for flag: UInt8 in [1, 2] where admittedFlags & flag != 0 && steps.settledFlags & flag == 0 {
         // Under test=include most downloaders have no test events at all.
         if flag == 2 && test == .include && !withTestEvents.contains(install) { continue }
-        let isTest = Int64(flag == 2 ? 1 : 0)
-        let downloadDay = Timestamp.dayNumber(ms: steps.downloadTs)
         try timeline.bind(1, appNo)
-        try timeline.bind(2, isTest)
+        try timeline.bind(2, Int64(flag == 2 ? 1 : 0))
         try timeline.bind(3, install)
-        try timeline.bind(4, downloadDay)
+        try timeline.bind(4, Timestamp.dayNumber(ms: steps.downloadTs))
         try timeline.bind(5, range.toDay)
-        var downloadDayVersions: [Int32] = []
         while try timeline.step() {
           let version = timeline.withText(1) { upgrades.versions.number($0) }
           guard upgrades.isUpgrade(version, from: steps.impressionVersion) else { continue }
-          guard timeline.int64(0) == downloadDay else {
-            let firstTs = timeline.int64(2)
-            if firstTs < range.endMs { steps.upgradeTs = min(steps.upgradeTs, firstTs) }
-            continue
-          }
-          downloadDayVersions.append(version)
-        }
-        timeline.reset()
-        guard !downloadDayVersions.isEmpty else { continue }
-        try dayTimes.bind(1, appNo)
-        try dayTimes.bind(2, isTest)
-        try dayTimes.bind(3, downloadDay)
-        try dayTimes.bind(4, install)
-        if try dayTimes.step() {
-          let prefix = DayTimes.Prefix(installFrom: dayTimes.int64(0), bits: dayTimes.int64(1))
-          let dayStartMs = downloadDay * Timestamp.msPerDay
-          dayTimes.withBlob(2) { row in
-            DayTimes.forEach(in: row, prefix: prefix) { installKey, version, times in
-              guard installKey == install,
-                downloadDayVersions.contains(upgrades.versions.number(version))
-              else { return }
-              SeenTimes.forEach(in: times, dayStartMs: dayStartMs) { ts, _ in
-                if ts > steps.downloadTs && ts < range.endMs {
-                  steps.upgradeTs = min(steps.upgradeTs, ts)
-                }
+          let dayStartMs = timeline.int64(0) * Timestamp.msPerDay
+          timeline.withBlob(2) { times in
+            SeenTimes.forEach(in: times, dayStartMs: dayStartMs) { ts, _ in
+              if ts > steps.downloadTs && ts < range.endMs {
+                steps.upgradeTs = min(steps.upgradeTs, ts)
               }
             }
           }
         }
-        dayTimes.reset()
+        timeline.reset()
       }
       installs.set(install, steps)
     }

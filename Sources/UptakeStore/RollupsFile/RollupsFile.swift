@@ -22,7 +22,7 @@ public enum RollupsFile {
   static let tables = [
     "daily_counts", "install_days", "daily_versions", "daily_active", "funnel_downloads",
     "dimension_sets", "dimension_count_runs", "presence_runs", "daily_install_chunks",
-    "funnel_impression_chunks", "day_times",
+    "funnel_impression_chunks",
   ]
 
   /// Tables earlier versions folded into, dropped with the rest when the

@@ -6,9 +6,9 @@ import UptakeTestSupport
 
 @testable import UptakeStore
 
-/// funnel_downloads, install_days and day_times (schema/0016, 0017): worked
-/// out from each install's whole timeline, so they hold the same rows
-/// whatever order the events arrived in and whenever they were folded.
+/// funnel_downloads and install_days (schema/0016): worked out from each
+/// install's whole timeline, so they hold the same rows whatever order the
+/// events arrived in and whenever they were folded.
 @Suite("funnel_downloads: downloads and the rises after them, from the whole timeline")
 struct FunnelDownloadsTests {
   /// A timeline of (hour, version, downloaded update) with versions
@@ -59,18 +59,16 @@ struct FunnelDownloadsTests {
     #expect(changed((5, 2, 1)) == [1])
   }
 
-  /// install_days, day_times and funnel_downloads as text lines, in key
-  /// order.
+  /// install_days and funnel_downloads as text lines, in key order.
   static func tables(_ database: Database) throws -> [String] {
     var lines: [String] = []
-    for (sql, columns) in [
-      ("SELECT install_key, day, app_version, first_ts, downloaded FROM install_days", 5),
-      ("SELECT day, install_from, bits, hex(packed) FROM day_times", 4),
-      ("SELECT update_id, day, install_key, hex(downloads), hex(rises) FROM funnel_downloads", 5),
+    for sql in [
+      "SELECT install_key, day, app_version, first_ts, hex(times) FROM install_days",
+      "SELECT update_id, day, install_key, hex(downloads), hex(rises) FROM funnel_downloads",
     ] {
       let statement = try database.statement(sql + " ORDER BY 1, 2, 3")
       while try statement.step() {
-        lines.append((0..<columns).map { statement.string(Int32($0)) }.joined(separator: " "))
+        lines.append((0..<5).map { statement.string(Int32($0)) }.joined(separator: " "))
       }
       statement.reset()
     }

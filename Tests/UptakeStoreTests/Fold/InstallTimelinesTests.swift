@@ -5,54 +5,44 @@ import UptakeTestSupport
 @testable import UptakeStore
 
 /// The fold reads the install_days rows of a step's installs ahead, in one
-/// pass that steps over short gaps and seeks past long ones, and the
-/// day_times rows of the days it needs whole. Whatever the path, each
-/// install must get exactly what a lookup of its own gives: every time on
-/// the days it downloaded on, the first time of each version elsewhere.
+/// pass that steps over short gaps and seeks past long ones. Whatever the
+/// path, each install must get exactly the rows a lookup of its own gives.
 @Suite("InstallTimelines: each install's rows, read ahead in key order")
 struct InstallTimelinesTests {
-  /// install_days and day_times with, for each of two apps and both test
-  /// flags, installs keyed 0, 10, 20, ... each with `days` rows (two
-  /// versions on day 0, the first with a download a millisecond after its
-  /// first time, and on every day a second time an hour after the first).
+  /// install_days with, for each of two apps and both test flags, installs
+  /// keyed 0, 10, 20, ... each with `days` rows (two versions on day 0,
+  /// the first with a download a millisecond after its first time).
   static func store(_ database: Database, installs: Int, days: Int) throws {
     let insert = try database.statement(
       """
-      INSERT INTO install_days (app_no, is_test, install_key, day, app_version, first_ts, downloaded)
+      INSERT INTO install_days (app_no, is_test, install_key, day, app_version, first_ts, times)
       VALUES (?, ?, ?, ?, ?, ?, ?)
       """)
-    var dayTimes = DayTimesWriter()
     try database.write { () throws(StoreError) in
       for appNo: Int64 in [1, 2] {
         for isTest: Int64 in [0, 1] {
           for install in 0..<installs {
             for day in 0..<days {
               for version in day == 0 ? ["2.0.0", "2.1.0"] : ["2.1.0"] {
-                let installKey = Int64(install * 10) - 5_000
                 try insert.bind(1, appNo)
                 try insert.bind(2, isTest)
-                try insert.bind(3, installKey)
+                try insert.bind(3, Int64(install * 10) - 5_000)
                 try insert.bind(4, Int64(20_000 + day))
                 try insert.bind(5, version)
                 let dayStartMs = Int64(20_000 + day) * Timestamp.msPerDay
                 let firstTs = dayStartMs + Int64(install * 1_000 + day)
                 try insert.bind(6, firstTs)
-                try insert.bind(7, Int64(version == "2.0.0" ? 1 : 0))
-                try insert.run()
                 var times: [UInt8] = []
                 SeenTimes.pack(
-                  [(firstTs, nil)] + (version == "2.0.0" ? [(firstTs + 1, "u1")] : [])
-                    + [(firstTs + 3_600_000, nil)],
+                  [(firstTs, nil)] + (version == "2.0.0" ? [(firstTs + 1, "u1")] : []),
                   dayStartMs: dayStartMs, into: &times)
-                dayTimes.add(
-                  InstallScope(appNo: appNo, isTest: isTest == 1, installKey: installKey),
-                  day: Int32(20_000 + day), version: version, times: times)
+                try insert.bind(7, times)
+                try insert.run()
               }
             }
           }
         }
       }
-      try dayTimes.write(database)
     }
   }
 
@@ -62,50 +52,30 @@ struct InstallTimelinesTests {
       dimensions: 0, action: 0, isTest: isTest, hasInstall: true)
   }
 
-  /// What a lookup of the install alone gives, a line for each point
-  /// with its version and download as texts, sorted: every time of the
-  /// days it downloaded on, the first time of each row elsewhere.
+  /// What a lookup of the install alone gives: a line for each time, with
+  /// its version and download as texts.
   static func lookedUp(_ event: FoldEvent, _ database: Database) throws -> [String] {
     let select = try database.statement(
       """
-      SELECT day, app_version, first_ts, downloaded FROM install_days
+      SELECT day, app_version, times FROM install_days
       WHERE app_no = ? AND is_test = ? AND install_key = ? ORDER BY day, app_version
       """)
     try select.bind(1, event.appNo)
     try select.bind(2, Int64(event.isTest ? 1 : 0))
     try select.bind(3, event.installKey)
     defer { select.reset() }
-    var rows: [(day: Int64, version: String, firstTs: Int64, downloaded: Bool)] = []
+    var rows: [String] = []
     while try select.step() {
-      rows.append((select.int64(0), select.string(1), select.int64(2), select.int64(3) != 0))
-    }
-    var wholeDays: [Int64] = []
-    for row in rows where row.downloaded && !wholeDays.contains(row.day) {
-      wholeDays.append(row.day)
-    }
-    var points = rows.filter { !wholeDays.contains($0.day) }.map { "\($0.version) \($0.firstTs) -" }
-    let find = try database.statement(DayTimesWriter.findRow)
-    defer { find.reset() }
-    for day in wholeDays {
-      try find.bind(1, event.appNo)
-      try find.bind(2, Int64(event.isTest ? 1 : 0))
-      try find.bind(3, day)
-      try find.bind(4, event.installKey)
-      guard try find.step() else { continue }
-      let prefix = DayTimes.Prefix(installFrom: find.int64(0), bits: find.int64(1))
-      find.withBlob(2) { row in
-        DayTimes.forEach(in: row, prefix: prefix) { installKey, version, times in
-          guard installKey == event.installKey else { return }
-          let version = String(decoding: version, as: UTF8.self)
-          SeenTimes.forEach(in: times, dayStartMs: day * Timestamp.msPerDay) { ts, download in
-            points.append(
-              "\(version) \(ts) \(download.map { String(decoding: $0, as: UTF8.self) } ?? "-")")
-          }
+      let version = select.string(1)
+      select.withBlob(2) { times in
+        SeenTimes.forEach(in: times, dayStartMs: select.int64(0) * Timestamp.msPerDay) {
+          ts, download in
+          rows.append(
+            "\(version) \(ts) \(download.map { String(decoding: $0, as: UTF8.self) } ?? "-")")
         }
       }
-      find.reset()
     }
-    return points.sorted()
+    return rows
   }
 
   /// Reads `keys` for every app and flag (each key twice, as two events
@@ -139,7 +109,7 @@ struct InstallTimelinesTests {
           $0.download == TimelinePoint.noDownload ? "-" : updates.texts[Int($0.download)]
         return "\(versions.texts[Int($0.version)]) \($0.ts) \(download)"
       }
-      if read.sorted() != (try lookedUp(event, database)) { mismatches += 1 }
+      if read != (try lookedUp(event, database)) { mismatches += 1 }
     }
     #expect(mismatches == 0, "\(mismatches) of \(events.count / 2) installs")
   }
