@@ -29,7 +29,7 @@ public struct ReportQueries {
       guard let left else { return true }
       guard let right else { return false }
       if key.isVersion { return VersionOrder.areInIncreasingOrder(left, right) }
-      return left.utf8.lexicographicallyPrecedes(right.utf8)
+      return left.precedesInByteOrder(right)
     }
     return false
   }

@@ -31,7 +31,7 @@ extension ReportQueries {
       where test.admits(isTest: key.isTest) && (range.fromDay...range.toDay).contains(key.day) {
         add(key.updateId, key.action.rawValue, counts.events, counts.firstTs, counts.lastTs)
       }
-      return byUpdate.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }.map {
+      return byUpdate.sorted { $0.key.precedesInByteOrder($1.key) }.map {
         UpdateSummary(
           updateId: $0.key, firstSeenMs: $0.value.first, lastSeenMs: $0.value.last,
           events: $0.value.events)
