@@ -12,6 +12,6 @@ public enum VersionOrder {
     case (nil, .some): return false
     case (nil, nil): break
     }
-    return a.utf8.lexicographicallyPrecedes(b.utf8)
+    return a.precedesInByteOrder(b)
   }
 }

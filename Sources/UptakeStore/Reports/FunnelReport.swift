@@ -65,31 +65,31 @@ private struct UpgradeRule {
   /// A funnel asks for every rise of every downloader, among a few
   /// versions: comparing parsed versions each time was a tenth of it.
   private var verdicts: [UInt8] = []
-  /// `verdicts` holds `stride` × `stride` of them.
-  private var stride = 0
+  /// `verdicts` holds `width` × `width` of them.
+  private var width = 0
   /// Beyond this many numbered texts the verdicts are not kept.
-  private static let maxStride = 512
+  private static let maxWidth = 512
 
   mutating func isUpgrade(_ reached: Int32, from impressionVersion: Int32) -> Bool {
     let base = target == nil ? Int(impressionVersion) : 0
     let largest = max(Int(reached), base)
-    if largest >= stride {
-      guard largest < Self.maxStride else { return decide(reached, from: impressionVersion) }
+    if largest >= width {
+      guard largest < Self.maxWidth else { return decide(reached, from: impressionVersion) }
       growVerdicts(toInclude: largest)
     }
-    let slot = Int(reached) * stride + base
+    let slot = Int(reached) * width + base
     if verdicts[slot] == 0 { verdicts[slot] = decide(reached, from: impressionVersion) ? 2 : 1 }
     return verdicts[slot] == 2
   }
 
   private mutating func growVerdicts(toInclude number: Int) {
-    var grown = max(stride, 16)
+    var grown = max(width, 16)
     while grown <= number { grown *= 2 }
     var copied = [UInt8](repeating: 0, count: grown * grown)
-    for reached in 0..<stride {
-      for base in 0..<stride { copied[reached * grown + base] = verdicts[reached * stride + base] }
+    for reached in 0..<width {
+      for base in 0..<width { copied[reached * grown + base] = verdicts[reached * width + base] }
     }
-    (verdicts, stride) = (copied, grown)
+    (verdicts, width) = (copied, grown)
   }
 
   private mutating func decide(_ reached: Int32, from impressionVersion: Int32) -> Bool {
@@ -109,8 +109,7 @@ private struct UpgradeRule {
     case (.some, nil): return false
     case (.some(let left), .some(let right)) where left != right: return left < right
     default:
-      return versions.texts[Int(version)].utf8.lexicographicallyPrecedes(
-        versions.texts[Int(other)].utf8)
+      return versions.texts[Int(version)].precedesInByteOrder(versions.texts[Int(other)])
     }
   }
 }
