@@ -24,12 +24,16 @@ struct StoredKeyFilter {
   private static let bitsPerKey = 4
 
   private var blocks: BloomBlocks?
+  private let hash = SlotHash.process
 
-  /// Adds a key. Keys are `StableHash.dedupKey`s, already evenly spread
-  /// over 64 bits, so the block and bit positions come straight from them.
+  /// Adds a key. Keys are `StableHash.dedupKey`s, evenly spread over 64
+  /// bits but of ids the client chooses: the block and bit positions come
+  /// from the key mixed with the process's secret (`SlotHash`), or crafted
+  /// ids could fill one block and make every lookup of theirs a probe.
   mutating func insert(_ key: Int64) {
     if blocks == nil { blocks = BloomBlocks(count: Self.blockCount) }
-    blocks?.insert(UInt64(bitPattern: key), bits: Self.bitsPerKey, block: Self.block(of: key))
+    let mixed = hash.mix(UInt64(bitPattern: key))
+    blocks?.insert(mixed, bits: Self.bitsPerKey, block: Self.block(of: mixed))
   }
 
   /// Reads the block of each of `keys`, nothing else, so the CPU waits for
@@ -38,7 +42,9 @@ struct StoredKeyFilter {
   mutating func prefetch(_ keys: [Int64?]) {
     guard let blocks else { return }
     var touched: UInt64 = 0
-    for case let key? in keys { touched ^= blocks.firstWord(of: Self.block(of: key)) }
+    for case let key? in keys {
+      touched ^= blocks.firstWord(of: Self.block(of: hash.mix(UInt64(bitPattern: key))))
+    }
     // Kept, so the loads are not optimised away.
     prefetched = touched
   }
@@ -48,12 +54,12 @@ struct StoredKeyFilter {
 
   /// False when `key` was certainly never inserted.
   func mayContain(_ key: Int64) -> Bool {
-    blocks?.mayContain(UInt64(bitPattern: key), bits: Self.bitsPerKey, block: Self.block(of: key))
-      ?? false
+    let mixed = hash.mix(UInt64(bitPattern: key))
+    return blocks?.mayContain(mixed, bits: Self.bitsPerKey, block: Self.block(of: mixed)) ?? false
   }
 
-  /// The key's block, from its low bits.
-  private static func block(of key: Int64) -> Int {
-    Int(truncatingIfNeeded: key) & (blockCount - 1)
+  /// The mixed key's block, from its low bits.
+  private static func block(of mixed: UInt64) -> Int {
+    Int(truncatingIfNeeded: mixed) & (blockCount - 1)
   }
 }

@@ -17,11 +17,13 @@ struct TextNumbering {
   /// Open addressing: slot → number + 1, 0 when empty. Kept under half
   /// full.
   private var slots = [Int32](repeating: 0, count: 64)
+  /// Keyed per process: the texts are the clients' (`SlotHash`).
+  private let hash = SlotHash.process
 
   /// The number of `text`, given as UTF-8 bytes; new texts get the next one.
   mutating func number(_ text: UnsafeBufferPointer<UInt8>) -> Int32 {
     let mask = slots.count - 1
-    var slot = Self.hash(text) & mask
+    var slot = hash.slot(text) & mask
     while slots[slot] != 0 {
       let number = Int(slots[slot] - 1)
       if equal(number, text) { return Int32(number) }
@@ -75,13 +77,28 @@ struct TextNumbering {
     return ranks
   }
 
+  /// The farthest any text lies from the slot it hashes to: how long a
+  /// lookup can take (a test's measure of flooding).
+  var longestProbe: Int {
+    let mask = slots.count - 1
+    var longest = 0
+    for slot in slots.indices where slots[slot] != 0 {
+      let number = Int(slots[slot] - 1)
+      let home = storage.withUnsafeBufferPointer {
+        hash.slot(UnsafeBufferPointer(rebasing: $0[bytesRange(number)]))
+      }
+      longest = max(longest, (slot - home) & mask)
+    }
+    return longest
+  }
+
   private mutating func grow() {
     slots = [Int32](repeating: 0, count: slots.count * 2)
     let mask = slots.count - 1
     for number in ends.indices {
       var slot =
         storage.withUnsafeBufferPointer {
-          Self.hash(UnsafeBufferPointer(rebasing: $0[bytesRange(number)]))
+          hash.slot(UnsafeBufferPointer(rebasing: $0[bytesRange(number)]))
         }
         & mask
       while slots[slot] != 0 { slot = (slot + 1) & mask }
@@ -108,12 +125,5 @@ struct TextNumbering {
       }
       return true
     }
-  }
-
-  /// FNV-1a: short texts, no need for more.
-  private static func hash(_ text: UnsafeBufferPointer<UInt8>) -> Int {
-    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    for byte in text { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-    return Int(truncatingIfNeeded: hash ^ (hash >> 32))
   }
 }
