@@ -178,7 +178,7 @@ public final class HTTPServer: @unchecked Sendable {
       method: method, path: url, query: Self.values(connection, MHD_ValueKind.GET_ARGUMENT_KIND),
       lowercasedHeaders: Self.values(connection, MHD_ValueKind.HEADER_KIND, lowercasingKeys: true)
     )
-    exchange.method = method
+    exchange.method = MethodLabel.of(method)
     if isShuttingDown {
       exchange.label = router.pattern(of: url)
       return refuse(
@@ -380,7 +380,8 @@ public final class HTTPServer: @unchecked Sendable {
 /// One request's state across libmicrohttpd's calls, kept in its `con_cls`
 /// and released in the completion callback.
 private final class Exchange: @unchecked Sendable {
-  var method = ""
+  /// The method as metrics and logs name it: from a fixed set.
+  var method = MethodLabel.other
   let startedNs = DispatchTime.now().uptimeNanoseconds
   var route: Route?
   /// The matching route's pattern, for metrics and logs; nil for a path no
