@@ -88,6 +88,9 @@ public final class HTTPServer: @unchecked Sendable {
           option: MHD_OPTION.CONNECTION_MEMORY_LIMIT, value: limits.connectionMemoryBytes,
           ptr_value: nil),
         MHD_OptionItem(
+          option: MHD_OPTION.UNESCAPE_CALLBACK,
+          value: unsafeBitCast(keepEscapesCallback, to: Int.self), ptr_value: nil),
+        MHD_OptionItem(
           option: MHD_OPTION.NOTIFY_COMPLETED,
           value: unsafeBitCast(requestCompletedCallback, to: Int.self), ptr_value: context),
         MHD_OptionItem(option: MHD_OPTION.END, value: 0, ptr_value: nil),
@@ -149,16 +152,19 @@ public final class HTTPServer: @unchecked Sendable {
   // MARK: - libmicrohttpd callbacks
 
   fileprivate func access(
-    _ connection: OpaquePointer, url: String, method: String,
+    _ connection: OpaquePointer, url: UnsafePointer<CChar>, method: UnsafePointer<CChar>,
     upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
     exchangeSlot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
   ) -> MHD_Result {
     guard let slot = exchangeSlot.pointee else {
-      // First call: only the head has arrived.
+      // First call: only the head has arrived. The path came with its
+      // escapes left in (`keepEscapesCallback`) and is decoded here.
       let exchange = Exchange()
       exchangeSlot.pointee = Unmanaged.passRetained(exchange).toOpaque()
       inFlight.wrappingAdd(1, ordering: .relaxed)
-      return begin(exchange, connection, url: url, method: method)
+      return begin(
+        exchange, connection, url: PercentDecoding.decode(url, count: strlen(url)),
+        method: String(cString: method))
     }
     let exchange = Unmanaged<Exchange>.fromOpaque(slot).takeUnretainedValue()
     if uploadSize.pointee > 0 {
@@ -354,22 +360,24 @@ public final class HTTPServer: @unchecked Sendable {
     .payloadTooLarge("body over \(limits.maxBodyBytes) bytes")
   }
 
-  /// Collects one kind of connection values (headers or query arguments),
-  /// header names lower-cased as they are copied.
+  /// Collects one kind of connection values: headers, their names
+  /// lower-cased as they are copied, or query arguments, their escapes
+  /// decoded. Read with their lengths, so a NUL inside one stays in it.
   private static func values(
     _ connection: OpaquePointer, _ kind: MHD_ValueKind, lowercasingKeys: Bool = false
   ) -> [String: String] {
-    var collected = CollectedValues(lowercasingKeys: lowercasingKeys)
+    var collected = CollectedValues(
+      lowercasingKeys: lowercasingKeys, decodingEscapes: kind == MHD_ValueKind.GET_ARGUMENT_KIND)
     // A request carries a handful of headers; grown from empty, the
     // dictionary was rehashed at every doubling.
     if lowercasingKeys { collected.values.reserveCapacity(8) }
     withUnsafeMutablePointer(to: &collected) { pointer in
-      _ = MHD_get_connection_values(
+      _ = MHD_get_connection_values_n(
         connection, kind,
-        { context, _, key, value in
+        { context, _, key, keySize, value, valueSize in
           guard let context, let key else { return MHD_Result.YES }
           let collected = context.assumingMemoryBound(to: CollectedValues.self)
-          collected.pointee.add(key, value)
+          collected.pointee.add(key, keySize, value, valueSize)
           return MHD_Result.YES
         }, pointer)
     }
@@ -413,18 +421,32 @@ private final class Exchange: @unchecked Sendable {
   }
 }
 
-/// Header or query values as `MHD_get_connection_values` hands them over.
+/// Header or query values as `MHD_get_connection_values_n` hands them over.
 private struct CollectedValues {
   let lowercasingKeys: Bool
+  /// Query arguments arrive with their escapes (`keepEscapesCallback`).
+  let decodingEscapes: Bool
   var values: [String: String] = [:]
 
-  init(lowercasingKeys: Bool) {
+  init(lowercasingKeys: Bool, decodingEscapes: Bool) {
     self.lowercasingKeys = lowercasingKeys
+    self.decodingEscapes = decodingEscapes
   }
 
-  mutating func add(_ key: UnsafePointer<CChar>, _ value: UnsafePointer<CChar>?) {
-    let name = lowercasingKeys ? HeaderBytes.lowercasedName(key) : String(cString: key)
-    values[name] = value.map { String(cString: $0) } ?? ""
+  mutating func add(
+    _ key: UnsafePointer<CChar>, _ keySize: Int, _ value: UnsafePointer<CChar>?, _ valueSize: Int
+  ) {
+    let name =
+      lowercasingKeys
+      ? HeaderBytes.lowercasedName(key, count: keySize) : text(key, count: keySize)
+    values[name] = value.map { text($0, count: valueSize) } ?? ""
+  }
+
+  private func text(_ pointer: UnsafePointer<CChar>, count: Int) -> String {
+    if decodingEscapes { return PercentDecoding.decode(pointer, count: count) }
+    return pointer.withMemoryRebound(to: UInt8.self, capacity: count) {
+      String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self)
+    }
   }
 }
 
@@ -441,9 +463,17 @@ private let accessHandlerCallback: MHD_AccessHandlerCallback = {
   }
   let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
   return server.access(
-    connection, url: String(cString: url), method: String(cString: method), upload: upload,
-    uploadSize: uploadSize, exchangeSlot: exchangeSlot)
+    connection, url: url, method: method, upload: upload, uploadSize: uploadSize,
+    exchangeSlot: exchangeSlot)
 }
+
+/// Leaves `%HH` escapes in the path and query arguments as sent (returning
+/// the length unchanged, as libmicrohttpd asks): its own decoder writes a
+/// C string, cut at a decoded NUL. `PercentDecoding` decodes them instead.
+private let keepEscapesCallback:
+  @convention(c) (
+    UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<CChar>?
+  ) -> Int = { _, _, text in text.map { strlen($0) } ?? 0 }
 
 private let libraryLogCallback: MHD_LogCallback = { context, format, arguments in
   guard let context, let format, let arguments else { return }
