@@ -48,6 +48,7 @@ public struct Router: Sendable {
       }
       var request = Request(head: head)
       request.pathParameters = parameters
+      request.routePattern = route.pattern
       switch authenticate(head, route.access) {
       case .success(let app): request.app = app
       case .failure(let error): return .refuse(error)
