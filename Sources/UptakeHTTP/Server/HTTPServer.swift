@@ -28,6 +28,7 @@ public final class HTTPServer: @unchecked Sendable {
   private let logger: Logger
   private let keyLimiter: RateLimiter?
   private let addressLimiter: RateLimiter?
+  private let trustedProxies: TrustedProxies
   /// Called once per finished request, from an event-loop thread.
   let onCompleted: (@Sendable (CompletedRequest) -> Void)?
 
@@ -37,13 +38,15 @@ public final class HTTPServer: @unchecked Sendable {
 
   public init(
     router: Router, limits: ServerLimits = ServerLimits(), rateLimits: RateLimits = RateLimits(),
-    logger: Logger = Logger(), onCompleted: (@Sendable (CompletedRequest) -> Void)? = nil
+    trustedProxies: TrustedProxies = TrustedProxies(), logger: Logger = Logger(),
+    onCompleted: (@Sendable (CompletedRequest) -> Void)? = nil
   ) {
     self.router = router
     self.limits = limits
     self.logger = logger
     keyLimiter = rateLimits.perKey.map(RateLimiter.init(rate:))
     addressLimiter = rateLimits.perAddress.map(RateLimiter.init(rate:))
+    self.trustedProxies = trustedProxies
     self.onCompleted = onCompleted
   }
 
@@ -299,7 +302,7 @@ public final class HTTPServer: @unchecked Sendable {
     {
       return .rateLimited(retryAfterSeconds: wait)
     }
-    if let addressLimiter, let address = Self.clientAddress(connection),
+    if let addressLimiter, let address = clientAddress(connection, request.head),
       let wait = addressLimiter.take(address)
     {
       return .rateLimited(retryAfterSeconds: wait)
@@ -307,7 +310,16 @@ public final class HTTPServer: @unchecked Sendable {
     return nil
   }
 
-  private static func clientAddress(_ connection: OpaquePointer) -> String? {
+  /// The address a request counts against: the TCP peer's, or, when the
+  /// peer is a trusted proxy, the client its X-Forwarded-For names.
+  private func clientAddress(_ connection: OpaquePointer, _ head: RequestHead) -> String? {
+    guard let peerText = Self.peerAddress(connection) else { return nil }
+    guard !trustedProxies.isEmpty, let peer = IPAddress(peerText) else { return peerText }
+    return trustedProxies.clientAddress(peer: peer, forwardedFor: head.header("x-forwarded-for"))
+      .description
+  }
+
+  private static func peerAddress(_ connection: OpaquePointer) -> String? {
     var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
     guard uptake_mhd_client_address(connection, &buffer, buffer.count) != 0 else { return nil }
     return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
@@ -439,7 +451,12 @@ private struct CollectedValues {
     let name =
       lowercasingKeys
       ? HeaderBytes.lowercasedName(key, count: keySize) : text(key, count: keySize)
-    values[name] = value.map { text($0, count: valueSize) } ?? ""
+    let content = value.map { text($0, count: valueSize) } ?? ""
+    // The last value wins, but X-Forwarded-For is a list that proxies may
+    // extend with a line of their own: its lines are one list, in order.
+    if let earlier = values.updateValue(content, forKey: name), name == "x-forwarded-for" {
+      values[name] = earlier + ", " + content
+    }
   }
 
   private func text(_ pointer: UnsafePointer<CChar>, count: Int) -> String {
