@@ -12,6 +12,9 @@ public final class Service: @unchecked Sendable {
     public var writerLimits = BatchWriter.Limits()
     public var ingestLimits = IngestLimits()
     public var rateLimits = RateLimits()
+    /// Proxies whose X-Forwarded-For names the client; none by default,
+    /// and then the header is ignored.
+    public var trustedProxies = TrustedProxies()
     /// Read connections for reports: one per server thread keeps reports
     /// from waiting on each other.
     public var readConnections = 4
@@ -82,7 +85,7 @@ public final class Service: @unchecked Sendable {
     let metrics = self.metrics
     server = HTTPServer(
       router: router, limits: configuration.serverLimits, rateLimits: configuration.rateLimits,
-      logger: logger
+      trustedProxies: configuration.trustedProxies, logger: logger
     ) { request in
       metrics.requestCompleted(request, logger: logger)
     }

@@ -38,6 +38,10 @@ struct DaemonOptions {
                            beyond it; burst defaults to 2 x RATE (default off)
       --rate-limit-per-ip RATE[:BURST]
                            the same per client address (default off)
+      --trusted-proxy CIDR a proxy (an address, or a block like 10.0.0.0/8 or
+                           fd00::/8) whose X-Forwarded-For names the client for
+                           --rate-limit-per-ip; repeat for more (default none:
+                           the header is ignored)
       --report-timeout SECONDS
                            stop a report still reading after this and answer
                            503 (default 30)
@@ -97,6 +101,8 @@ struct DaemonOptions {
       configuration.rateLimits.perKey = try arguments.rate(flag)
     case "--rate-limit-per-ip":
       configuration.rateLimits.perAddress = try arguments.rate(flag)
+    case "--trusted-proxy":
+      configuration.trustedProxies.blocks.append(try arguments.block(flag))
     case "--report-timeout":
       configuration.serverLimits.reportTimeLimitSeconds = try arguments.seconds(flag)
     case "--max-db-size":
@@ -142,6 +148,15 @@ struct DaemonOptions {
         throw UsageError(message: "\(flag) needs RATE or RATE:BURST, not \"\(text)\"")
       }
       return rate
+    }
+
+    mutating func block(_ flag: String) throws(UsageError) -> CIDRBlock {
+      let text = try value(flag)
+      guard let block = CIDRBlock(text) else {
+        throw UsageError(
+          message: "\(flag) needs an address or ADDRESS/PREFIX (10.0.0.0/8), not \"\(text)\"")
+      }
+      return block
     }
 
     mutating func seconds(_ flag: String) throws(UsageError) -> Double {

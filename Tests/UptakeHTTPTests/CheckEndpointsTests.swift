@@ -69,7 +69,8 @@ struct CheckEndpointsTests {
       ])
       #expect(response.status == 200)
       #expect(response.header("Content-Type") == "application/json")
-      #expect(response.header("Cache-Control") == "max-age=300")
+      #expect(response.header("Cache-Control") == "private, max-age=300")
+      #expect(response.header("Vary") == "Authorization, X-Uptake-Key")
       #expect(
         response.bodyText
           == #"{"hasupdate":1,"category":1,"updateid":"782000001589015","latestversion":"2.1.0","option":1,"#
@@ -165,7 +166,8 @@ struct CheckEndpointsTests {
         #expect(again.status == 304, "\(header)")
         #expect(again.body.isEmpty)
         #expect(again.header("ETag") == etag)
-        #expect(again.header("Cache-Control") == "max-age=300")
+        #expect(again.header("Cache-Control") == "private, max-age=300")
+        #expect(again.header("Vary") == "Authorization, X-Uptake-Key")
       }
       let stale = fixture.get("/v1/check", query, headers: ["If-None-Match": "\"0000\""])
       #expect(stale.status == 200)
@@ -229,7 +231,8 @@ struct CheckEndpointsTests {
     try CheckFixture.with { fixture in
       let ios = fixture.get("/v1/lockout", ["platform": "ios"])
       #expect(ios.status == 200)
-      #expect(ios.header("Cache-Control") == "max-age=300")
+      #expect(ios.header("Cache-Control") == "private, max-age=300")
+      #expect(ios.header("Vary") == "Authorization, X-Uptake-Key")
       #expect(
         ios.bodyText
           == #"{"recommendedVersion":"2.1.0","requiredVersion":"2.0.0","updateUrl":"https://apps.apple.com/app/id1234567890","eol":false,"message":null}"#

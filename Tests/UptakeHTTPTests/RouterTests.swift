@@ -128,6 +128,49 @@ struct RouterTests {
     }
   }
 
+  @Test(
+    "a control character in the path, a query argument or a header is 400, before route and key",
+    arguments: [
+      ("/v1/updates/a\u{0}b", [:], [:]), ("/v1/updates\n", [:], [:]), ("/nowhere\u{7F}", [:], [:]),
+      ("/v1/updates/a\tb", [:], [:]), ("/v1/updates", ["installId": "a\u{0}b"], [:]),
+      ("/v1/updates", ["x\u{1B}": "1"], [:]), ("/v1/updates", [:], ["Accept": "a\u{0}"]),
+      ("/v1/updates", [:], ["X-Uptake-Key": "k\r"]), ("/v1/updates", [:], ["A\u{1}": "b"]),
+    ] as [(String, [String: String], [String: String])])
+  func controlCharacters(path: String, query: [String: String], headers: [String: String]) throws {
+    try RouterFixture.with { (fixture) throws in
+      var headers = headers
+      headers["Authorization"] = headers["Authorization"] ?? "Bearer \(fixture.keys.readKey)"
+      let response = fixture.router.handle(
+        Request(head: RequestHead(method: "GET", path: path, query: query, headers: headers))
+      ).immediateResponse
+      #expect(response?.status == 400)
+      #expect(response?.bodyText.hasPrefix(#"{"error":{"code":"bad_request","message":"#) == true)
+    }
+  }
+
+  @Test("a key followed by a control character never authenticates, in either header")
+  func keyWithControlCharacter() throws {
+    try RouterFixture.with { (fixture) throws in
+      let key = fixture.keys.readKey
+      for headers in [
+        ["Authorization": "Bearer \(key)\u{0}junk"], ["Authorization": "Bearer \(key)\u{1}"],
+        ["X-Uptake-Key": "\(key)\u{0}"], ["X-Uptake-Key": "\(key)\u{7F}"],
+      ] {
+        let response = fixture.send("GET", "/v1/updates", headers: headers)
+        #expect(response.status == 400, "\(headers)")
+        #expect(
+          response.bodyText
+            == #"{"error":{"code":"bad_request","message":"headers: must not contain control characters"}}"#
+        )
+      }
+      let tabbed = fixture.send(
+        "GET", "/v1/updates", headers: ["Authorization": "Bearer\t\(key)\t"])
+      #expect(tabbed.status == 401, "a tab inside a value passes the check; Bearer wants a space")
+      let spaced = fixture.send("GET", "/v1/updates", headers: ["Authorization": "Bearer \(key)\t"])
+      #expect(spaced.status == 200, "a tab around a value is whitespace")
+    }
+  }
+
   @Test("decide() refuses from the head alone, without the body")
   func decideFromHead() throws {
     try RouterFixture.with { (fixture) throws in

@@ -5,8 +5,13 @@ import UptakeStore
 /// from the compiled configurations in memory, without SQLite and without
 /// the report workers, because every app launch asks.
 struct CheckHandlers: Sendable {
-  /// How long a client or cache may reuse an answer, as the contract says.
-  static let cacheControl = "max-age=300"
+  /// How long a client may reuse an answer, as the contract says; private,
+  /// because the answer is one app's (its key chose it) and a shared cache
+  /// keying it by URL alone would hand it to another app.
+  static let cacheControl = "private, max-age=300"
+  /// The request headers that select the answer: the key, in either
+  /// header, names the app. The rest of what selects it is in the query.
+  static let vary = "Authorization, X-Uptake-Key"
   /// The longest `installId`, as in events.
   static let maxInstallIdLength = 64
   /// The longest version in a query, as in events.
@@ -92,7 +97,9 @@ struct CheckHandlers: Sendable {
 
   /// The answer, or `304` without a body when the client already has it.
   static func respond(_ answer: RenderedAnswer, to request: Request) -> Response {
-    let headers = [("ETag", answer.etag), ("Cache-Control", cacheControl)]
+    // A 304 carries the same caching headers as the 200 it stands for
+    // (RFC 9110, 15.4.5), so a cache refreshing its copy keeps them.
+    let headers = [("ETag", answer.etag), ("Cache-Control", cacheControl), ("Vary", vary)]
     if let tags = request.head.header("if-none-match"), matches(tags, answer.etag) {
       return Response(status: 304, headers: headers)
     }

@@ -212,7 +212,11 @@ struct ReportHandlers: Sendable {
       if error.isUnavailable {
         return APIError.unavailable("storage busy", retryAfterSeconds: 1).response
       }
-      logger.error("report failed", ["path": request.head.path, "error": error.description])
+      // The route, not the path: the path is the client's text (an update
+      // id of its choosing, up to the head's size), and the route says
+      // which report failed just as well.
+      logger.error(
+        "report failed", ["route": request.routePattern ?? "other", "error": error.description])
       return APIError.internalError.response
     }
   }

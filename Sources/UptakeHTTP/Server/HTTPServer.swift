@@ -28,6 +28,7 @@ public final class HTTPServer: @unchecked Sendable {
   private let logger: Logger
   private let keyLimiter: RateLimiter?
   private let addressLimiter: RateLimiter?
+  private let trustedProxies: TrustedProxies
   /// Called once per finished request, from an event-loop thread.
   let onCompleted: (@Sendable (CompletedRequest) -> Void)?
 
@@ -37,13 +38,15 @@ public final class HTTPServer: @unchecked Sendable {
 
   public init(
     router: Router, limits: ServerLimits = ServerLimits(), rateLimits: RateLimits = RateLimits(),
-    logger: Logger = Logger(), onCompleted: (@Sendable (CompletedRequest) -> Void)? = nil
+    trustedProxies: TrustedProxies = TrustedProxies(), logger: Logger = Logger(),
+    onCompleted: (@Sendable (CompletedRequest) -> Void)? = nil
   ) {
     self.router = router
     self.limits = limits
     self.logger = logger
     keyLimiter = rateLimits.perKey.map(RateLimiter.init(rate:))
     addressLimiter = rateLimits.perAddress.map(RateLimiter.init(rate:))
+    self.trustedProxies = trustedProxies
     self.onCompleted = onCompleted
   }
 
@@ -87,6 +90,9 @@ public final class HTTPServer: @unchecked Sendable {
         MHD_OptionItem(
           option: MHD_OPTION.CONNECTION_MEMORY_LIMIT, value: limits.connectionMemoryBytes,
           ptr_value: nil),
+        MHD_OptionItem(
+          option: MHD_OPTION.UNESCAPE_CALLBACK,
+          value: unsafeBitCast(keepEscapesCallback, to: Int.self), ptr_value: nil),
         MHD_OptionItem(
           option: MHD_OPTION.NOTIFY_COMPLETED,
           value: unsafeBitCast(requestCompletedCallback, to: Int.self), ptr_value: context),
@@ -149,16 +155,19 @@ public final class HTTPServer: @unchecked Sendable {
   // MARK: - libmicrohttpd callbacks
 
   fileprivate func access(
-    _ connection: OpaquePointer, url: String, method: String,
+    _ connection: OpaquePointer, url: UnsafePointer<CChar>, method: UnsafePointer<CChar>,
     upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
     exchangeSlot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
   ) -> MHD_Result {
     guard let slot = exchangeSlot.pointee else {
-      // First call: only the head has arrived.
+      // First call: only the head has arrived. The path came with its
+      // escapes left in (`keepEscapesCallback`) and is decoded here.
       let exchange = Exchange()
       exchangeSlot.pointee = Unmanaged.passRetained(exchange).toOpaque()
       inFlight.wrappingAdd(1, ordering: .relaxed)
-      return begin(exchange, connection, url: url, method: method)
+      return begin(
+        exchange, connection, url: PercentDecoding.decode(url, count: strlen(url)),
+        method: String(cString: method))
     }
     let exchange = Unmanaged<Exchange>.fromOpaque(slot).takeUnretainedValue()
     if uploadSize.pointee > 0 {
@@ -178,7 +187,7 @@ public final class HTTPServer: @unchecked Sendable {
       method: method, path: url, query: Self.values(connection, MHD_ValueKind.GET_ARGUMENT_KIND),
       lowercasedHeaders: Self.values(connection, MHD_ValueKind.HEADER_KIND, lowercasingKeys: true)
     )
-    exchange.method = method
+    exchange.method = MethodLabel.of(method)
     if isShuttingDown {
       exchange.label = router.pattern(of: url)
       return refuse(
@@ -293,7 +302,7 @@ public final class HTTPServer: @unchecked Sendable {
     {
       return .rateLimited(retryAfterSeconds: wait)
     }
-    if let addressLimiter, let address = Self.clientAddress(connection),
+    if let addressLimiter, let address = clientAddress(connection, request.head),
       let wait = addressLimiter.take(address)
     {
       return .rateLimited(retryAfterSeconds: wait)
@@ -301,7 +310,16 @@ public final class HTTPServer: @unchecked Sendable {
     return nil
   }
 
-  private static func clientAddress(_ connection: OpaquePointer) -> String? {
+  /// The address a request counts against: the TCP peer's, or, when the
+  /// peer is a trusted proxy, the client its X-Forwarded-For names.
+  private func clientAddress(_ connection: OpaquePointer, _ head: RequestHead) -> String? {
+    guard let peerText = Self.peerAddress(connection) else { return nil }
+    guard !trustedProxies.isEmpty, let peer = IPAddress(peerText) else { return peerText }
+    return trustedProxies.clientAddress(peer: peer, forwardedFor: head.header("x-forwarded-for"))
+      .description
+  }
+
+  private static func peerAddress(_ connection: OpaquePointer) -> String? {
     var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
     guard uptake_mhd_client_address(connection, &buffer, buffer.count) != 0 else { return nil }
     return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
@@ -354,22 +372,24 @@ public final class HTTPServer: @unchecked Sendable {
     .payloadTooLarge("body over \(limits.maxBodyBytes) bytes")
   }
 
-  /// Collects one kind of connection values (headers or query arguments),
-  /// header names lower-cased as they are copied.
+  /// Collects one kind of connection values: headers, their names
+  /// lower-cased as they are copied, or query arguments, their escapes
+  /// decoded. Read with their lengths, so a NUL inside one stays in it.
   private static func values(
     _ connection: OpaquePointer, _ kind: MHD_ValueKind, lowercasingKeys: Bool = false
   ) -> [String: String] {
-    var collected = CollectedValues(lowercasingKeys: lowercasingKeys)
+    var collected = CollectedValues(
+      lowercasingKeys: lowercasingKeys, decodingEscapes: kind == MHD_ValueKind.GET_ARGUMENT_KIND)
     // A request carries a handful of headers; grown from empty, the
     // dictionary was rehashed at every doubling.
     if lowercasingKeys { collected.values.reserveCapacity(8) }
     withUnsafeMutablePointer(to: &collected) { pointer in
-      _ = MHD_get_connection_values(
+      _ = MHD_get_connection_values_n(
         connection, kind,
-        { context, _, key, value in
+        { context, _, key, keySize, value, valueSize in
           guard let context, let key else { return MHD_Result.YES }
           let collected = context.assumingMemoryBound(to: CollectedValues.self)
-          collected.pointee.add(key, value)
+          collected.pointee.add(key, keySize, value, valueSize)
           return MHD_Result.YES
         }, pointer)
     }
@@ -380,7 +400,8 @@ public final class HTTPServer: @unchecked Sendable {
 /// One request's state across libmicrohttpd's calls, kept in its `con_cls`
 /// and released in the completion callback.
 private final class Exchange: @unchecked Sendable {
-  var method = ""
+  /// The method as metrics and logs name it: from a fixed set.
+  var method = MethodLabel.other
   let startedNs = DispatchTime.now().uptimeNanoseconds
   var route: Route?
   /// The matching route's pattern, for metrics and logs; nil for a path no
@@ -412,18 +433,37 @@ private final class Exchange: @unchecked Sendable {
   }
 }
 
-/// Header or query values as `MHD_get_connection_values` hands them over.
+/// Header or query values as `MHD_get_connection_values_n` hands them over.
 private struct CollectedValues {
   let lowercasingKeys: Bool
+  /// Query arguments arrive with their escapes (`keepEscapesCallback`).
+  let decodingEscapes: Bool
   var values: [String: String] = [:]
 
-  init(lowercasingKeys: Bool) {
+  init(lowercasingKeys: Bool, decodingEscapes: Bool) {
     self.lowercasingKeys = lowercasingKeys
+    self.decodingEscapes = decodingEscapes
   }
 
-  mutating func add(_ key: UnsafePointer<CChar>, _ value: UnsafePointer<CChar>?) {
-    let name = lowercasingKeys ? HeaderBytes.lowercasedName(key) : String(cString: key)
-    values[name] = value.map { String(cString: $0) } ?? ""
+  mutating func add(
+    _ key: UnsafePointer<CChar>, _ keySize: Int, _ value: UnsafePointer<CChar>?, _ valueSize: Int
+  ) {
+    let name =
+      lowercasingKeys
+      ? HeaderBytes.lowercasedName(key, count: keySize) : text(key, count: keySize)
+    let content = value.map { text($0, count: valueSize) } ?? ""
+    // The last value wins, but X-Forwarded-For is a list that proxies may
+    // extend with a line of their own: its lines are one list, in order.
+    if let earlier = values.updateValue(content, forKey: name), name == "x-forwarded-for" {
+      values[name] = earlier + ", " + content
+    }
+  }
+
+  private func text(_ pointer: UnsafePointer<CChar>, count: Int) -> String {
+    if decodingEscapes { return PercentDecoding.decode(pointer, count: count) }
+    return pointer.withMemoryRebound(to: UInt8.self, capacity: count) {
+      String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self)
+    }
   }
 }
 
@@ -440,9 +480,17 @@ private let accessHandlerCallback: MHD_AccessHandlerCallback = {
   }
   let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
   return server.access(
-    connection, url: String(cString: url), method: String(cString: method), upload: upload,
-    uploadSize: uploadSize, exchangeSlot: exchangeSlot)
+    connection, url: url, method: method, upload: upload, uploadSize: uploadSize,
+    exchangeSlot: exchangeSlot)
 }
+
+/// Leaves `%HH` escapes in the path and query arguments as sent (returning
+/// the length unchanged, as libmicrohttpd asks): its own decoder writes a
+/// C string, cut at a decoded NUL. `PercentDecoding` decodes them instead.
+private let keepEscapesCallback:
+  @convention(c) (
+    UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<CChar>?
+  ) -> Int = { _, _, text in text.map { strlen($0) } ?? 0 }
 
 private let libraryLogCallback: MHD_LogCallback = { context, format, arguments in
   guard let context, let format, let arguments else { return }

@@ -1,5 +1,3 @@
-import Glibc
-
 /// Header values read as UTF-8 bytes. The spaces around a value and the
 /// letter case of a scheme or media type are ASCII, so none of this needs
 /// Unicode, and byte scans cost a fraction of Character-wise or Foundation
@@ -28,12 +26,11 @@ enum HeaderBytes {
     }
   }
 
-  /// A header name as libmicrohttpd hands it over, its ASCII letters in
-  /// lower case: names are ASCII tokens, so no Unicode case mapping (and no
+  /// A header name as libmicrohttpd hands it over, `length` bytes, its
+  /// ASCII letters in lower case: names are ASCII tokens, so no Unicode case mapping (and no
   /// second copy, as `String.lowercased()` makes) is needed.
-  static func lowercasedName(_ name: UnsafePointer<CChar>) -> String {
-    let length = strlen(name)
-    return name.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
+  static func lowercasedName(_ name: UnsafePointer<CChar>, count length: Int) -> String {
+    name.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
       String(unsafeUninitializedCapacity: length) { buffer in
         for index in 0..<length {
           let byte = bytes[index]

@@ -7,6 +7,9 @@ public struct Request: Sendable {
   public var body: [UInt8]
   /// The `{parameters}` of the matched route, in order.
   public var pathParameters: [String] = []
+  /// The matched route's pattern (`/v1/updates/{updateId}`): what a log
+  /// line names, never the path as sent, which a client writes.
+  public var routePattern: String?
   /// The app the request's key names, once authenticated.
   public var app: AppRecord?
 

@@ -21,6 +21,10 @@ public struct Router: Sendable {
 
   /// Routes and authenticates a request from its head alone.
   public func decide(_ head: RequestHead) -> Decision {
+    // First, whatever the path and before any key is looked up: such a
+    // request is malformed, and a key with a control character in it must
+    // never authenticate, nor tell by its answer whether the rest matched.
+    if let refusal = head.controlCharacterRefusal { return .refuse(refusal) }
     // Split only when a route with parameters is tried: a literal route is
     // matched by comparing the whole path, which spares the ingest route
     // an array of segments on every request.
@@ -44,6 +48,7 @@ public struct Router: Sendable {
       }
       var request = Request(head: head)
       request.pathParameters = parameters
+      request.routePattern = route.pattern
       switch authenticate(head, route.access) {
       case .success(let app): request.app = app
       case .failure(let error): return .refuse(error)

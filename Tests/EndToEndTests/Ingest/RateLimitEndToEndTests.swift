@@ -68,6 +68,62 @@ struct RateLimitEndToEndTests {
     #expect(try client.get(fixture.daemon.url("/metrics")).status == 200)
   }
 
+  @Test(
+    "--trusted-proxy: behind it each X-Forwarded-For client has its own bucket; without it, one",
+    arguments: [
+      (["--trusted-proxy", "127.0.0.1/32"], [200, 429, 200, 200, 429]),
+      (
+        ["--trusted-proxy", "10.0.0.0/8", "--trusted-proxy", "::1/128"], [200, 429, 429, 429, 429]
+      ),
+      ([], [200, 429, 429, 429, 429]),
+    ])
+  func forwardedFor(trust: [String], statuses: [Int]) throws {
+    let fixture = try DaemonFixture(arguments: ["--rate-limit-per-ip", "0.1:1"] + trust)
+    defer { fixture.tearDown() }
+    let client = HTTPClient()
+    func get(forwardedFor: String) throws -> Int {
+      try client.get(
+        fixture.daemon.url("/v1/updates"), key: fixture.readKey,
+        headers: ["X-Forwarded-For": forwardedFor]
+      ).status
+    }
+
+    let seen = [
+      try get(forwardedFor: "203.0.113.7"),
+      try get(forwardedFor: "203.0.113.7"),
+      // Another client behind the same proxy, with a proxy hop of its own
+      // that the trusted list leaves out: the right-most untrusted address
+      // is the client.
+      try get(forwardedFor: "198.51.100.9, 127.0.0.1"),
+      // A header that cannot be read where it matters counts against the
+      // peer, the proxy itself, never against the address it names.
+      try get(forwardedFor: "203.0.113.7, not-an-address"),
+      try get(forwardedFor: "198.51.100.77:4711"),
+    ]
+
+    #expect(seen == statuses, "\(trust)")
+  }
+
+  @Test("several X-Forwarded-For lines are one list, read from the right")
+  func forwardedForLines() throws {
+    let fixture = try DaemonFixture(arguments: [
+      "--rate-limit-per-ip", "0.1:1", "--trusted-proxy", "127.0.0.0/8",
+    ])
+    defer { fixture.tearDown() }
+    func get(_ forwardedFor: [String]) throws -> Int? {
+      let lines =
+        ["GET /v1/updates HTTP/1.1", "Host: x", "Authorization: Bearer \(fixture.readKey)"]
+        + forwardedFor.map { "X-Forwarded-For: \($0)" } + ["Connection: close"]
+      return try RawConnection.exchange(
+        port: fixture.daemon.port, lines.joined(separator: "\r\n") + "\r\n\r\n")?.status
+    }
+
+    // A second proxy added a line of its own: the client is 203.0.113.7.
+    #expect(try get(["203.0.113.7", "127.0.0.5"]) == 200)
+    #expect(try get(["203.0.113.7"]) == 429, "the same client, the same bucket")
+    #expect(try get(["198.51.100.9"]) == 200)
+  }
+
   @Test("a malformed rate is a usage error, exit 64")
   func badFlag() throws {
     let scratch = try ScratchDirectory()

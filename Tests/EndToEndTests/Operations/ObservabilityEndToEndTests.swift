@@ -98,9 +98,42 @@ struct ObservabilityEndToEndTests {
     #expect(report.status == 500)
     #expect(report.text == #"{"error":{"code":"internal","message":"internal error"}}"#)
     let log = fixture.daemon.log
-    #expect(log.contains(#"level=error msg="report failed" path=/v1/updates error="#))
+    #expect(log.contains(#"level=error msg="report failed" route=/v1/updates error="#))
     #expect(log.contains("daily_counts"), "SQLite's message says what failed")
     #expect(log.contains(#"level=error msg="request" method=GET route=/v1/updates status=500"#))
     #expect(!log.contains("status=200"), "requests that went well stay out of an info log")
+  }
+
+  @Test("a failing report logs its route, never the path as sent; no client byte forges a line")
+  func failedReportLogsTheRoute() throws {
+    let fixture = try DaemonFixture(arguments: ["--log-level", "debug"])
+    defer { fixture.tearDown() }
+    _ = try sqlite3(fixture.databasePath + "-rollups", "DROP TABLE daily_counts")
+    let updateId = "client.chosen:" + String(repeating: "x", count: 50)
+    let port = fixture.daemon.port
+    let key = "Authorization: Bearer \(fixture.readKey)"
+    let forged = #"%0Ats=0 level=error msg="forged"%0D"#
+    for target in [
+      "/v1/updates/\(updateId)", "/v1/updates/a\(forged)", "/v1/updates/\(forged)/funnel",
+      "/v1/updates/a%1B[2J%7F", "/v1/report?groupBy=\(forged)",
+    ] {
+      let answer = try RawConnection.exchange(
+        port: port, "GET \(target) HTTP/1.1\r\nHost: x\r\n\(key)\r\nConnection: close\r\n\r\n")
+      #expect(answer != nil, "\(target)")
+    }
+    Thread.sleep(forTimeInterval: 0.2)
+    #expect(fixture.daemon.terminate() == 0)
+
+    let log = fixture.daemon.log
+    let failures = log.split(separator: "\n").filter { $0.contains(#"msg="report failed""#) }
+    #expect(failures.count == 1, "only the well-formed path reached the report: \(failures)")
+    #expect(failures.first?.contains(" route=/v1/updates/{updateId} ") == true)
+    #expect(!log.contains("client.chosen"), "the update id as sent stays out of the log")
+    #expect(!log.contains("forged"))
+    let controls = log.unicodeScalars.filter { $0 != "\n" && ($0.value < 0x20 || $0.value == 0x7F) }
+    #expect(controls.isEmpty, "raw control bytes in the log: \(controls.map(\.value))")
+    for line in log.split(separator: "\n") {
+      #expect(line.hasPrefix("ts="), "every line is one of the daemon's: \(line)")
+    }
   }
 }

@@ -64,7 +64,7 @@ struct UpdateChecksEndToEndTests {
         + #""popupinfo":{"title":"New update is available!","description":"Faster","updatenow":"Update Now","remindmelater":"Remind Me Later","ignore":"Ignore"},"#
         + #""updatedetails":{"reminder":5,"storeurl":"https://apps.apple.com/app/id1234567890","toforce":0}}"#
     )
-    #expect(answer.header("Cache-Control") == "max-age=300")
+    #expect(answer.header("Cache-Control") == "private, max-age=300")
 
     let forced = try check(fixture, client, "platform=ios&appVersion=1.2")
     #expect(forced.text.contains(#""option":3"#) && forced.text.contains(#""toforce":1"#))
@@ -86,6 +86,37 @@ struct UpdateChecksEndToEndTests {
       Thread.sleep(forTimeInterval: 0.02)
     }
     #expect(Date().timeIntervalSince(secondPutAt) < 1)
+  }
+
+  @Test("check and lockout answers are one app's: private, varying by key, on 200 and 304")
+  func cachedPrivately() throws {
+    let fixture = try DaemonFixture()
+    defer { fixture.tearDown() }
+    let client = HTTPClient()
+    #expect(try put(fixture, configurationJSON()).status == 0)
+    try fixture.restart()
+
+    let first = try check(fixture, client, "platform=ios&appVersion=2.0.5")
+    let etag = try #require(first.header("ETag"))
+    let again = try check(
+      fixture, client, "platform=ios&appVersion=2.0.5", headers: ["If-None-Match": etag])
+    let lockout = try client.send(
+      "GET", fixture.daemon.url("/v1/lockout?platform=ios"),
+      headers: ["Authorization": "Bearer \(fixture.ingestKey)"])
+    let lockoutAgain = try client.send(
+      "GET", fixture.daemon.url("/v1/lockout?platform=ios"),
+      headers: [
+        "Authorization": "Bearer \(fixture.ingestKey)",
+        "If-None-Match": lockout.header("ETag") ?? "",
+      ])
+
+    #expect([first, again, lockout, lockoutAgain].map(\.status) == [200, 304, 200, 304])
+    for answer in [first, again, lockout, lockoutAgain] {
+      // A shared cache must not hand one app's answer to another: it is
+      // private, and a private cache keys it by the key that chose it.
+      #expect(answer.header("Cache-Control") == "private, max-age=300")
+      #expect(answer.header("Vary") == "Authorization, X-Uptake-Key")
+    }
   }
 
   @Test("ETag and 304; 400 on bad input; 401 with the read key or no key")

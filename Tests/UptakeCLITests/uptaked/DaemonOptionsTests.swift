@@ -86,6 +86,20 @@ struct DaemonOptionsTests {
     #expect(options.logLevel == "debug")
   }
 
+  @Test("--trusted-proxy repeats, IPv4 and IPv6; without it X-Forwarded-For is trusted from none")
+  func trustedProxies() throws {
+    #expect(try #require(try parse([])).configuration.trustedProxies.isEmpty)
+    let options = try #require(
+      try parse([
+        "--trusted-proxy", "127.0.0.1/32", "--trusted-proxy", "10.0.0.0/8", "--trusted-proxy",
+        "fd00::/8", "--trusted-proxy", "::1",
+      ]))
+    #expect(
+      options.configuration.trustedProxies.blocks.map(\.description) == [
+        "127.0.0.1/32", "10.0.0.0/8", "fd00::/8", "::1/128",
+      ])
+  }
+
   @Test("numbers below a limit's floor are raised to it")
   func floors() throws {
     let options = try #require(
@@ -118,6 +132,15 @@ struct DaemonOptionsTests {
       (["--report-timeout", "0"], #"--report-timeout needs a number of seconds, not "0""#),
       (["--report-timeout", "inf"], #"--report-timeout needs a number of seconds, not "inf""#),
       (["--log-level", "verbose"], "--log-level must be debug, info, warning or error"),
+      (["--trusted-proxy"], "--trusted-proxy needs a value"),
+      (
+        ["--trusted-proxy", "10.0.0.0/33"],
+        #"--trusted-proxy needs an address or ADDRESS/PREFIX (10.0.0.0/8), not "10.0.0.0/33""#
+      ),
+      (
+        ["--trusted-proxy", "proxy.local"],
+        #"--trusted-proxy needs an address or ADDRESS/PREFIX (10.0.0.0/8), not "proxy.local""#
+      ),
     ])
   func refused(arguments: [String], message: String) {
     #expect(usageError(arguments) == message)

@@ -27,6 +27,17 @@ public final class RawConnection {
 
   deinit { close(descriptor) }
 
+  /// Sends `request`, byte for byte as written (control characters and all,
+  /// which URLSession refuses to send), on a new connection and reads the
+  /// answer; nil when none comes within `timeout`.
+  public static func exchange(port: Int, _ request: String, timeout: TimeInterval = 10) throws
+    -> (status: Int, head: String, body: String)?
+  {
+    let connection = try RawConnection(port: port)
+    guard connection.send(request) else { return nil }
+    return connection.readResponse(timeout: timeout)
+  }
+
   /// Sends all of `text`; false when the peer has closed the connection.
   @discardableResult
   public func send(_ text: String) -> Bool {
