@@ -53,7 +53,8 @@ public struct EventBatchDecoder: Sendable {
           sawEvents = true
           try decodeEvents(&reader, into: &batch, receivedAtMs: receivedAtMs)
         } else {
-          _ = try json { () throws(JSONParseError) in try reader.parseValue(depth: 1) }
+          // Checked, never built: an ignored key's value is the client's.
+          try json { () throws(JSONParseError) in try reader.skipValue(depth: 1) }
         }
         if try json({ () throws(JSONParseError) in try reader.endOfMember() }) { break }
       }
@@ -76,7 +77,7 @@ public struct EventBatchDecoder: Sendable {
     _ reader: inout JSONReader, into batch: inout DecodedBatch, receivedAtMs: Int64
   ) throws(BatchDecodingError) {
     guard reader.current == UInt8(ascii: "[") else {
-      _ = try json { () throws(JSONParseError) in try reader.parseValue(depth: 1) }
+      try json { () throws(JSONParseError) in try reader.skipValue(depth: 1) }
       throw .badRequest("\"events\" must be an array")
     }
     _ = try json { () throws(JSONParseError) in try reader.enter(depth: 1) }
@@ -100,8 +101,9 @@ public struct EventBatchDecoder: Sendable {
         if reader.current == UInt8(ascii: "{") {
           result = try validator.validateObject(&reader, depth: 2, receivedAtMs: receivedAtMs)
         } else {
-          let value = try reader.parseValue(depth: 2)
-          result = validator.validate(value, receivedAtMs: receivedAtMs)
+          // Anything but an object is refused whatever it holds: not built.
+          try reader.skipValue(depth: 2)
+          result = .failure(EventValidator.notAnObject)
         }
         return (result, start, reader.position)
       }

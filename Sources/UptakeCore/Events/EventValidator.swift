@@ -28,7 +28,7 @@ public struct EventValidator: Sendable {
     Event, EventValidationError
   > {
     guard case .object(let members) = value else {
-      return .failure(EventValidationError("event: not an object"))
+      return .failure(Self.notAnObject)
     }
     var fields = Fields()
     // One pass instead of a subscript lookup per field: the later of two
@@ -43,6 +43,9 @@ public struct EventValidator: Sendable {
       return .failure(error)
     }
   }
+
+  /// The answer for an event that is no JSON object.
+  static let notAnObject = EventValidationError("event: not an object")
 
   /// Validates the event object at the reader's current `{`, which has
   /// `depth` containers around it, reading the contract's fields straight
@@ -60,16 +63,36 @@ public struct EventValidator: Sendable {
     } else {
       repeat {
         reader.skipWhitespace()
-        let field = try reader.parseKey(Fields.index(of:))
-        let value = try reader.parseValue(depth: level)
-        // Later duplicates overwrite earlier ones, as in `validate`.
-        if let field { fields.set(field, value) }
+        // Later duplicates overwrite earlier ones, as in `validate`; the
+        // values of other keys are checked, never built.
+        if let field = try reader.parseKey(Fields.index(of:)) {
+          fields.set(field, try Self.fieldValue(&reader, depth: level))
+        } else {
+          try reader.skipValue(depth: level)
+        }
       } while try !reader.endOfMember()
     }
     do {
       return .success(try event(from: fields, receivedAtMs: receivedAtMs))
     } catch {
       return .failure(error)
+    }
+  }
+
+  /// A field's value; a container (never a valid field, refused by its
+  /// kind alone) is checked and stands as an empty one, not built.
+  private static func fieldValue(_ reader: inout JSONReader, depth: Int) throws(JSONParseError)
+    -> JSONValue
+  {
+    switch reader.current {
+    case UInt8(ascii: "["):
+      try reader.skipValue(depth: depth)
+      return .array([])
+    case UInt8(ascii: "{"):
+      try reader.skipValue(depth: depth)
+      return .object([])
+    default:
+      return try reader.parseValue(depth: depth)
     }
   }
 

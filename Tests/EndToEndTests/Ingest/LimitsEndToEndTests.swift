@@ -43,6 +43,48 @@ struct LimitsEndToEndTests {
     #expect(try client.get(fixture.daemon.url("/healthz")).status == 200)
   }
 
+  @Test(
+    "values no one reads are skipped, not built: an ignored array of 4M zeros costs under 32 MiB"
+  )
+  func ignoredValuesAreNotBuilt() throws {
+    let fixture = try DaemonFixture()
+    defer { fixture.tearDown() }
+    let client = HTTPClient(timeout: 60)
+    let event = eventJSON()
+    // The same array under an ignored top-level key, under an unknown key
+    // of an event, in a known field and as an event of its own: each just
+    // under the 8 MiB decoded limit, 8 KB or so of gzip.
+    let zeros = "[" + String(repeating: "0,", count: 4_000_000 - 1) + "0]"
+    let bodies = [
+      "{\"padding\": \(zeros), \"events\": [\(event)]}",
+      "{\"events\": [\(event.dropLast()), \"padding\": \(zeros)}]}",
+      "{\"events\": [\(event), \(zeros)]}",
+      "{\"events\": [{\"id\": \(zeros)}]}",
+    ]
+    let warmup = try client.postJSON(
+      fixture.daemon.url("/v1/events"), key: fixture.ingestKey,
+      Data(try gzip(Array(batchJSON([eventJSON()]).utf8))),
+      headers: ["Content-Encoding": "gzip"])
+    try #require(warmup.status == 200)
+    let peakBefore = try peakResidentBytes(fixture.daemon.process.processIdentifier)
+    var statuses: [Int] = []
+    for body in bodies {
+      let compressed = Data(try gzip(Array(body.utf8)))
+      try #require(compressed.count < 64 << 10)
+      statuses.append(
+        try client.postJSON(
+          fixture.daemon.url("/v1/events"), key: fixture.ingestKey, compressed,
+          headers: ["Content-Encoding": "gzip"]
+        ).status)
+    }
+    let peakAfter = try peakResidentBytes(fixture.daemon.process.processIdentifier)
+    print("ignored values: daemon peak RSS \(peakBefore >> 20) -> \(peakAfter >> 20) MiB")
+    // The first stores its event; the others hold an event past the
+    // per-event size limit, which refuses the batch.
+    #expect(statuses == [200, 413, 413, 413])
+    #expect(peakAfter - peakBefore < 32 << 20, "holds the 8 MiB body, not a tree of it")
+  }
+
   @Test("a body nested far past the depth limit is a 400, within it a 200; the daemon serves on")
   func nesting() throws {
     let fixture = try DaemonFixture()
