@@ -74,7 +74,8 @@ public final class Service: @unchecked Sendable {
     let reports = ReportHandlers(
       pool: pool, clock: clock,
       workers: ReportWorkers(concurrency: configuration.readConnections), logger: logger,
-      timeLimitSeconds: configuration.serverLimits.reportTimeLimitSeconds)
+      timeLimitSeconds: configuration.serverLimits.reportTimeLimitSeconds,
+      maxRows: configuration.serverLimits.maxReportRows)
     let serverBox = ServerBox()
     let operations = OperationsHandlers(
       writer: writer, metrics: metrics,

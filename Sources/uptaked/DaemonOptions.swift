@@ -45,6 +45,8 @@ struct DaemonOptions {
       --report-timeout SECONDS
                            stop a report still reading after this and answer
                            503 (default 30)
+      --max-report-rows N  answer 413 rather than a report of more rows (groups;
+                           default 100000)
       --max-db-size MIB    refuse writes (503, /readyz 503) before the database
                            file grows past this; the aggregates' file beside
                            it (PATH-rollups) has the same cap (default: none)
@@ -105,6 +107,8 @@ struct DaemonOptions {
       configuration.trustedProxies.blocks.append(try arguments.block(flag))
     case "--report-timeout":
       configuration.serverLimits.reportTimeLimitSeconds = try arguments.seconds(flag)
+    case "--max-report-rows":
+      configuration.serverLimits.maxReportRows = max(1, try arguments.number(flag))
     case "--max-db-size":
       configuration.writerLimits.maxFileBytes = Int64(max(1, try arguments.number(flag))) << 20
     case "--max-queued-events":

@@ -11,6 +11,8 @@ struct ReportHandlers: Sendable {
   var logger = Logger()
   /// A report still reading after this is stopped and answered 503.
   var timeLimitSeconds = ServerLimits().reportTimeLimitSeconds
+  /// A report holding more rows than this is answered 413.
+  var maxRows = ServerLimits().maxReportRows
 
   var routes: [Route] {
     [
@@ -34,7 +36,7 @@ struct ReportHandlers: Sendable {
   /// `GET /v1/updates`: every update with events in the range.
   func updates(_ request: Request) -> Response {
     run(request) { (parameters, app, database) throws(StoreError) -> Response in
-      let updates = try ReportQueries(database: database).updates(
+      let updates = try ReportQueries(database: database, maxRows: maxRows).updates(
         appNo: app.appNo, range: parameters.range, test: parameters.test)
       let configuration = try UpdateConfigStore.live(appNo: app.appNo, in: database)?
         .configuration
@@ -57,7 +59,7 @@ struct ReportHandlers: Sendable {
   /// lists the days.
   func update(_ request: Request) -> Response {
     withUpdateId(request) { (updateId, parameters, app, database) throws(StoreError) -> Response in
-      let detail = try ReportQueries(database: database).update(
+      let detail = try ReportQueries(database: database, maxRows: maxRows).update(
         appNo: app.appNo, updateId: updateId, range: parameters.range, test: parameters.test)
       var days = ReportTable(columns: ["date"] + Action.allCases.map(\.name))
       for day in detail.days {
@@ -98,7 +100,7 @@ struct ReportHandlers: Sendable {
   /// download to a higher version.
   func funnel(_ request: Request) -> Response {
     withUpdateId(request) { (updateId, parameters, app, database) throws(StoreError) -> Response in
-      let funnel = try ReportQueries(database: database).funnel(
+      let funnel = try ReportQueries(database: database, maxRows: maxRows).funnel(
         appNo: app.appNo, updateId: updateId, range: parameters.range, test: parameters.test,
         targetVersion: UpdateConfigStore.latestVersion(
           appNo: app.appNo, updateId: updateId, in: database))
@@ -130,7 +132,7 @@ struct ReportHandlers: Sendable {
       granularity = parsed
     }
     return run(request) { (parameters, app, database) throws(StoreError) -> Response in
-      let rows = try ReportQueries(database: database).grouped(
+      let rows = try ReportQueries(database: database, maxRows: maxRows).grouped(
         appNo: app.appNo, keys: keys, granularity: granularity, range: parameters.range,
         test: parameters.test)
       var table = ReportTable(columns: keys.map(\.rawValue) + ["events", "installs"])
@@ -145,7 +147,7 @@ struct ReportHandlers: Sendable {
   /// of the day's installs.
   func adoption(_ request: Request) -> Response {
     run(request) { (parameters, app, database) throws(StoreError) -> Response in
-      let rows = try ReportQueries(database: database).adoption(
+      let rows = try ReportQueries(database: database, maxRows: maxRows).adoption(
         appNo: app.appNo, range: parameters.range, test: parameters.test)
       var table = ReportTable(columns: ["date", "appVersion", "installs", "share"])
       for row in rows {
@@ -211,6 +213,12 @@ struct ReportHandlers: Sendable {
       }
       if error.isUnavailable {
         return APIError.unavailable("storage busy", retryAfterSeconds: 1).response
+      }
+      if case .reportTooLarge(let maxRows) = error {
+        return APIError.payloadTooLarge(
+          "the report holds more than \(maxRows) rows (the grouping's key combinations);"
+            + " ask for a shorter range or fewer keys"
+        ).response
       }
       // The route, not the path: the path is the client's text (an update
       // id of its choosing, up to the head's size), and the route says

@@ -33,6 +33,12 @@ public struct ServerLimits: Sendable {
   /// The heaviest report over 90 days of 10M events takes a few seconds on
   /// one core; 30 s leaves room for a busy machine and refuses runaways.
   public var reportTimeLimitSeconds = 30.0
+  /// The most rows (groups) a report answers; past it, 413. A client with
+  /// the public ingest key chooses how many distinct values exist: a report
+  /// of a million groups took minutes and gigabytes (issue 25). 100,000
+  /// rows is about 20 MB of JSON, far past any chart, and a year of days
+  /// by 50 updates by 4 actions still fits.
+  public var maxReportRows = 100_000
   /// Event-loop threads. One epoll thread collapsed under hundreds of
   /// keep-alive connections and two held them (docs/performance.md); slow
   /// reports run on worker threads, so two per machine is enough.

@@ -38,7 +38,10 @@ extension ReportQueries {
       WHERE app_no = ? AND day BETWEEN ? AND ? AND is_test IN (0, 1)
       """)
     try bindScope(members, appNo: appNo, from: range.fromDay, through: range.toDay)
-    while try members.step() { add(members.int64(0), members.string(1), members.int64(2)) }
+    while try members.step() {
+      add(members.int64(0), members.string(1), members.int64(2))
+      try checkSize(versionMembers.count)
+    }
     for key in tailSeen { add(key.day, key.appVersion, key.installKey) }
     return AdoptionCounts(
       versions: versionMembers.mapValues(\.count), active: activeMembers.mapValues(\.count))
@@ -60,6 +63,7 @@ extension ReportQueries {
       counts.versions[
         AdoptionCell(day: byVersion.int64(0), appVersion: byVersion.string(1)), default: 0] +=
         byVersion.int(2)
+      try checkSize(counts.versions.count)
     }
     let byDay = try database.statement(
       """

@@ -36,6 +36,11 @@ struct DimensionGrouping {
     partKeys = keys.filter { $0 != .date && $0 != .action }
   }
 
+  /// The most groups held so far: cells with counts, or the parts (the
+  /// combinations of the keys other than date and action) the app's sets
+  /// make, each of which is at least one row once it has events.
+  var size: Int { max(cells.count, partValues.count) }
+
   /// Slots per time: parts times the actions told apart.
   var slotCount: Int { partValues.count * (byAction ? 4 : 1) }
 

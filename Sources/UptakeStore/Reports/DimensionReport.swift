@@ -22,6 +22,7 @@ extension ReportQueries {
           DimensionSet(
             appNo: appNo, updateId: sets.string(1), appVersion: sets.string(2),
             platform: sets.optionalString(3), osVersion: sets.optionalString(4)))
+        try checkSize(grouping.size)
       }
       sets.reset()
 
@@ -42,6 +43,7 @@ extension ReportQueries {
         var hours = SIMD4<Int64>()
         hours[event.action.rawValue] = 1 << (hour - day * 24)
         sightings.append(TailSighting(day: day, installKey: installKey, part: part, hours: hours))
+        try checkSize(grouping.size)
       }
       sightings.sort { ($0.day, $0.installKey) < ($1.day, $1.installKey) }
 
@@ -96,6 +98,7 @@ extension ReportQueries {
         sums[slot] = 0
       }
       touched.removeAll(keepingCapacity: true)
+      try checkSize(grouping.size)
     }
   }
 
@@ -133,6 +136,7 @@ extension ReportQueries {
         Self.count(tail[tailIndex], day: day, &counter, &grouping)
         tailIndex += 1
       }
+      try checkSize(grouping.size)
     }
   }
 

@@ -55,6 +55,7 @@ extension ReportQueries {
         let key = project(statement.string(0), statement.int64(1), statement.int(2))
         groups[key, default: (0, 0)].events += statement.int(3)
         groups[key, default: (0, 0)].installs += statement.int(4)
+        try checkSize(groups.count)
       }
 
       let tail = try RollupTail.load(database, appNo: appNo)
@@ -64,6 +65,7 @@ extension ReportQueries {
       {
         let key = project(bucket.updateId, bucket.day, bucket.action.rawValue)
         groups[key, default: (0, 0)].events += bucketCounts.events
+        try checkSize(groups.count)
         let installs = Set(tail.dailyInstalls[bucket]?.keys.map { $0 } ?? [])
         guard !installs.isEmpty else { continue }
         let folded = InstallChunks.Bucket(

@@ -5,9 +5,22 @@ import UptakeCore
 /// costs in proportion to the buckets it reads, not to the events stored.
 public struct ReportQueries {
   let database: Database
+  /// The most rows (groups) a report may hold, nil for no limit: a client
+  /// posting with the public key chooses how many distinct values there
+  /// are, and a report of a million groups held gigabytes (issue 25).
+  let maxRows: Int?
 
-  public init(database: Database) {
+  public init(database: Database, maxRows: Int? = nil) {
     self.database = database
+    self.maxRows = maxRows
+  }
+
+  /// Throws once a report holds more than `maxRows` groups, or has run past
+  /// its time limit: called as groups are added, so a report too big
+  /// stops before it holds more, and Swift's share of its time counts.
+  func checkSize(_ rows: Int) throws(StoreError) {
+    if let maxRows, rows > maxRows { throw .reportTooLarge(maxRows: maxRows) }
+    try database.checkTimeLimit()
   }
 
   /// Binds (app_no, first time, last time) as parameters 1–3.

@@ -25,11 +25,13 @@ extension ReportQueries {
         add(
           statement.string(0), statement.int(1), statement.int(2), statement.int64(3),
           statement.int64(4))
+        try checkSize(byUpdate.count)
       }
       let tail = try RollupTail.load(database, appNo: appNo)
       for (key, counts) in tail.daily
       where test.admits(isTest: key.isTest) && (range.fromDay...range.toDay).contains(key.day) {
         add(key.updateId, key.action.rawValue, counts.events, counts.firstTs, counts.lastTs)
+        try checkSize(byUpdate.count)
       }
       return byUpdate.sorted { $0.key.precedesInByteOrder($1.key) }.map {
         UpdateSummary(

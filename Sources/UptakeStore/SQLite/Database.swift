@@ -274,6 +274,9 @@ public final class Database {
   {
     let deadline = Deadline(
       uptimeNs: DispatchTime.now().uptimeNanoseconds &+ UInt64(max(0, seconds) * 1e9))
+    let outer = timeLimitNs
+    timeLimitNs = deadline.uptimeNs
+    defer { timeLimitNs = outer }
     let context = Unmanaged.passRetained(deadline)
     // Checked every 1000 virtual-machine steps, a few microseconds apart.
     sqlite3_progress_handler(
@@ -288,6 +291,18 @@ public final class Database {
       context.release()
     }
     return try body()
+  }
+
+  /// When the time limit of `withTimeLimit` running now ends, in uptime
+  /// nanoseconds; nil outside one.
+  private var timeLimitNs: UInt64?
+
+  /// Fails as an interrupted statement does once the running time limit
+  /// has passed: for the work a report does in Swift between and after its
+  /// statements, which SQLite's progress handler does not see.
+  public func checkTimeLimit() throws(StoreError) {
+    guard let timeLimitNs, DispatchTime.now().uptimeNanoseconds >= timeLimitNs else { return }
+    throw .sqlite(code: SQLITE_INTERRUPT, message: "interrupted", sql: nil)
   }
 
   /// Runs SQL that returns no rows (may hold several statements).

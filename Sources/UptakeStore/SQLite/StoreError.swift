@@ -7,6 +7,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
   case migration(name: String, message: String)
   case notFound(String)
   case conflict(String)
+  /// A report would answer more rows than its limit (`ReportQueries.maxRows`).
+  case reportTooLarge(maxRows: Int)
 
   /// True when the database cannot take writes right now, but may later:
   /// disk full, read-only, locked by another process, or an I/O error.
@@ -41,6 +43,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
       return "\(what) not found"
     case .conflict(let what):
       return what
+    case .reportTooLarge(let maxRows):
+      return "the report holds more than \(maxRows) rows"
     }
   }
 }

@@ -90,7 +90,7 @@ struct ImportCommand: Command {
   /// keep the connection open: a process exiting first leaves the log files
   /// behind, for the next opening to clean up (a 10M-event import did).
   private static func closeOnceGone(_ database: Database, writer: inout BatchWriter?) {
-    weak var finished = writer
+    weak let finished = writer
     writer = nil
     let deadline = Date().addingTimeInterval(5)
     while finished != nil && Date() < deadline { usleep(1_000) }

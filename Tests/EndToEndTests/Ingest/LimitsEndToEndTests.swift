@@ -229,6 +229,37 @@ func peakResidentBytes(_ pid: Int32) throws -> Int {
 
 @Suite("uptaked report time limit", .timeLimit(.minutes(1)))
 struct ReportTimeLimitEndToEndTests {
+  @Test("a report of more rows than --max-report-rows is answered 413, before it is built whole")
+  func reportRowsCapped() throws {
+    let fixture = try DaemonFixture(arguments: ["--max-report-rows", "5"])
+    defer { fixture.tearDown() }
+    let client = HTTPClient()
+    // Six updates and six versions: six rows by either, folded or not.
+    let stored = try client.postJSON(
+      fixture.daemon.url("/v1/events"), key: fixture.ingestKey,
+      batchJSON(
+        (0..<6).map { eventJSON(updateId: "u\($0)", appVersion: "1.0.\($0)", installId: "i\($0)") }
+      ))
+    try #require(stored.status == 200)
+
+    for path in [
+      "/v1/updates", "/v1/report?groupBy=updateId", "/v1/report?groupBy=date,appVersion",
+      "/v1/report?groupBy=updateId,action&granularity=hour", "/v1/adoption",
+      "/v1/updates?format=csv",
+    ] {
+      let report = try client.get(fixture.daemon.url(path), key: fixture.readKey)
+      #expect(report.status == 413, "\(path): \(report.text)")
+      #expect(ErrorBody(report.body)?.code == "payload_too_large", "\(path)")
+      #expect(ErrorBody(report.body)?.message.contains("more than 5 rows") == true, "\(path)")
+    }
+    // Within the cap, the same reports answer.
+    for path in ["/v1/report?groupBy=action", "/v1/report?groupBy=date", "/v1/updates/u1"] {
+      #expect(
+        try client.get(fixture.daemon.url(path), key: fixture.readKey).status == 200, "\(path)")
+    }
+    #expect(!fixture.daemon.log.contains("level=error"), "a refused report is not an error")
+  }
+
   @Test("a report past --report-timeout is stopped and answered 503; ingest goes on")
   func reportStopped() throws {
     let fixture = try DaemonFixture(arguments: ["--report-timeout", "0.000001"])
