@@ -17,18 +17,19 @@ struct ReportHandlers: Sendable {
   var routes: [Route] {
     [
       Route("GET", "/v1/updates", access: .readKey) { request in
-        workers.outcome { updates(request) }
+        workers.outcome(appNo: request.app?.appNo ?? 0) { updates(request) }
       },
       Route("GET", "/v1/updates/{updateId}", access: .readKey) { request in
-        workers.outcome { update(request) }
+        workers.outcome(appNo: request.app?.appNo ?? 0) { update(request) }
       },
       Route("GET", "/v1/updates/{updateId}/funnel", access: .readKey) { request in
-        workers.outcome { funnel(request) }
+        workers.outcome(appNo: request.app?.appNo ?? 0) { funnel(request) }
       },
-      Route("GET", "/v1/report", access: .readKey) { request in workers.outcome { report(request) }
+      Route("GET", "/v1/report", access: .readKey) { request in
+        workers.outcome(appNo: request.app?.appNo ?? 0) { report(request) }
       },
       Route("GET", "/v1/adoption", access: .readKey) { request in
-        workers.outcome { adoption(request) }
+        workers.outcome(appNo: request.app?.appNo ?? 0) { adoption(request) }
       },
     ]
   }
