@@ -108,6 +108,15 @@ final class FoldThread: @unchecked Sendable {
       database, schema: "rollups", maxHoldSeconds: limits.readHoldSeconds)
   }
 
+  /// The last sequence number folded, and whether folding fails (then no
+  /// one waits for it: stored events are safe, and a fold that cannot
+  /// write must not stop ingest too).
+  var progress: (foldedSeq: Int64, failing: Bool) {
+    condition.lock()
+    defer { condition.unlock() }
+    return (foldedThroughSeq, foldFails)
+  }
+
   /// Events stored and not folded yet.
   var backlog: Int64 {
     condition.lock()

@@ -133,8 +133,7 @@ public final class BatchWriter: @unchecked Sendable {
   private let observer: Observer
   private let condition = NSCondition()
   // Guarded by `condition`:
-  private var queue: [Job] = []
-  private var queuedEvents = 0
+  private var queue = FairQueue<Job>()
   private var stopping = false
   private var stopped = false
   private var started = false
@@ -154,8 +153,9 @@ public final class BatchWriter: @unchecked Sendable {
   /// disk that stays full costs one small transaction every few seconds.
   static let firstProbeSeconds = 0.25
   static let maxProbeSeconds = 4.0
-  /// Only the writer thread touches this.
+  /// Only the writer thread touches these two.
   private var probePause = firstProbeSeconds
+  private var unfolded = UnfoldedByApp()
   /// How often the writer, held back by the backlog cap, looks whether it
   /// is stopping.
   static let backlogWaitSeconds = 0.05
@@ -200,11 +200,14 @@ public final class BatchWriter: @unchecked Sendable {
   public func submit(_ batch: EventBatch, completion: @escaping Completion) -> Bool {
     condition.lock()
     defer { condition.unlock() }
-    guard !stopping, queuedEvents + batch.events.count <= limits.maxQueuedEvents else {
+    // An app may fill half the queue: another app always finds room.
+    let count = batch.events.count
+    guard !stopping, queue.events + count <= limits.maxQueuedEvents,
+      queue.events(of: batch.appNo) + count <= max(1, limits.maxQueuedEvents / 2)
+    else {
       return false
     }
-    queue.append(Job(batch: batch, completion: completion))
-    queuedEvents += batch.events.count
+    queue.append(Job(batch: batch, completion: completion), appNo: batch.appNo, events: count)
     condition.signal()
     return true
   }
@@ -242,7 +245,7 @@ public final class BatchWriter: @unchecked Sendable {
   public var queueDepth: Int {
     condition.lock()
     defer { condition.unlock() }
-    return queuedEvents
+    return queue.events
   }
 
   /// Starts the writer thread, and with it the fold thread. Batches may
@@ -262,8 +265,10 @@ public final class BatchWriter: @unchecked Sendable {
   private func run() {
     folder.start()
     while true {
+      // Each app's own backlog holds back its own batches (`nextJobs`);
+      // this bounds them all together, at twice one app's.
       folder.waitUntilBacklog(
-        atMost: limits.maxUnfoldedEvents, backlogWaitSeconds: Self.backlogWaitSeconds
+        atMost: 2 * limits.maxUnfoldedEvents, backlogWaitSeconds: Self.backlogWaitSeconds
       ) {
         isStopping
       }
@@ -390,17 +395,16 @@ public final class BatchWriter: @unchecked Sendable {
         return []
       }
     }
-    var taken = 0
-    var events = 0
-    while taken < queue.count
-      && (taken == 0 || events + queue[taken].batch.events.count <= limits.maxEventsPerTransaction)
-    {
-      events += queue[taken].batch.events.count
-      taken += 1
+    // Apps whose own events the fold lags by more than the cap wait; the
+    // others' batches go ahead of them. Stopping, every batch goes.
+    let progress = folder.progress
+    let jobs = queue.take(maxEvents: limits.maxEventsPerTransaction) { appNo in
+      stopping || progress.failing
+        || unfolded.events(of: appNo, foldedSeq: progress.foldedSeq) <= limits.maxUnfoldedEvents
     }
-    let jobs = Array(queue.prefix(taken))
-    queue.removeFirst(taken)
-    queuedEvents -= events
+    if jobs.isEmpty {
+      _ = condition.wait(until: Date().addingTimeInterval(Self.backlogWaitSeconds))
+    }
     return jobs
   }
 
@@ -419,6 +423,11 @@ public final class BatchWriter: @unchecked Sendable {
         jobs.reduce(0) { $0 + $1.batch.events.count },
         Double(DispatchTime.now().uptimeNanoseconds &- started) / 1e9)
       setCommitFailed(false)
+      var committedByApp: [Int64: Int] = [:]
+      for job in jobs { committedByApp[job.batch.appNo, default: 0] += job.batch.events.count }
+      for (appNo, events) in committedByApp {
+        unfolded.committed(events, appNo: appNo, throughSeq: inserter.lastInsertedSeq)
+      }
       folder.stored(through: inserter.lastInsertedSeq)
       for (job, outcome) in zip(jobs, outcomes) { job.completion(.success(outcome)) }
     case .failure(let failure):

@@ -81,30 +81,34 @@ struct BatchWriterTests {
     #expect(try database.storedEventCount() == 0)
   }
 
-  @Test("a batch that would overfill the queue is refused; smaller ones still fit")
+  @Test(
+    "a batch that would overfill the queue, or its app's half of it, is refused; smaller ones fit"
+  )
   func queueLimit() throws {
     let scratch = try ScratchDirectory()
     defer { scratch.remove() }
     let database = try scratch.openDatabase()
-    let app = try database.addApp("shop")
+    let (shop, game) = (try database.addApp("shop"), try database.addApp("game"))
     var limits = BatchWriter.Limits()
     limits.maxQueuedEvents = 10
     let writer = try BatchWriter(database: database, limits: limits)
     let answers = Answers()
-    func submit(_ job: Int, _ count: Int) -> Bool {
+    func submit(_ job: Int, _ app: Int64, _ count: Int) -> Bool {
       let ids = (0..<count).map { "job\(job)-\($0)" }
       return writer.submit(batch(app, events(ids: ids))) { answers.record(job, $0) }
     }
 
-    #expect(submit(0, 6))
-    #expect(!submit(1, 5))
-    #expect(submit(2, 4))
-    #expect(!submit(3, 1))
+    #expect(submit(0, shop, 3))
+    #expect(!submit(1, shop, 3), "past the shop's half of the queue")
+    #expect(submit(2, shop, 2))
+    #expect(!submit(3, game, 6), "past the whole queue")
+    #expect(submit(4, game, 5))
+    #expect(!submit(5, game, 1))
     #expect(writer.queueDepth == 10)
 
     startWriterThread(writer)
     writer.stop()
-    #expect(answers.count == 2)
+    #expect(answers.count == 3)
     #expect(try database.storedEventCount() == 10)
   }
 
