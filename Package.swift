@@ -48,6 +48,8 @@ let package = Package(
     .executableTarget(name: "uptake-example", dependencies: ["UptakeClient"]),
     .executableTarget(
       name: "uptake-datagen", dependencies: ["UptakeDataGen"], path: "tools/datagen"),
+    .executableTarget(
+      name: "uptake-collide", dependencies: ["UptakeCore"], path: "tools/collide"),
 
     // Migrations live in schema/ as plain SQL; this plugin compiles them into
     // UptakeStore so the binaries run from any directory.
