@@ -102,4 +102,47 @@ struct FileModesEndToEndTests {
     #expect(
       modes.filter { $0.value != 0o640 }.isEmpty, "\(modes.mapValues { String($0, radix: 8) })")
   }
+
+  @Test(
+    "export -o and --since-last keep an existing file's mode and owner; new files take the umask")
+  func exportKeepsModes() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let added = try uptake(["apps", "add", "default", "--db", scratch.databasePath])
+    try #require(added.status == 0, "\(added.standardError)")
+    let private_ = scratch.path("private.csv")
+    let shared = scratch.path("shared.csv")
+    let state = scratch.path("export.state")
+    let fresh = scratch.path("fresh.csv")
+    for (path, mode) in [(private_, 0o600), (shared, 0o640), (state, 0o600)] as [(String, mode_t)] {
+      try Data((path == state ? days.date(-3) + "\n" : "old\n").utf8)
+        .write(to: URL(fileURLWithPath: path))
+      try #require(chmod(path, mode) == 0)
+    }
+    // Only root may give a file away; then the export must give the new
+    // file the old one's owner, or the user who read it could no longer.
+    let someoneElse: uid_t = 65534
+    let asRoot = geteuid() == 0
+    if asRoot { try #require(chown(private_, someoneElse, gid_t(someoneElse)) == 0) }
+
+    for path in [private_, shared, fresh] {
+      let exported = try uptake(
+        ["export", "--app", "default", "-o", path, "--db", scratch.databasePath])
+      #expect(exported.status == 0, "\(exported.standardError)")
+    }
+    let sinceLast = try uptake([
+      "export", "--app", "default", "--since-last", state, "-o", scratch.path("nightly.csv"),
+      "--db", scratch.databasePath,
+    ])
+
+    #expect(sinceLast.status == 0, "\(sinceLast.standardError)")
+    #expect(try String(contentsOfFile: state, encoding: .utf8) == days.date(-1) + "\n")
+    #expect(try String(contentsOfFile: private_, encoding: .utf8).hasPrefix("date,"))
+    #expect(try mode(private_) == 0o600)
+    #expect(try mode(shared) == 0o640)
+    #expect(try mode(state) == 0o600)
+    let umask = try processUmask()
+    #expect(try mode(fresh) == 0o666 & ~umask)
+    if asRoot { #expect(try owner(private_) == someoneElse) }
+  }
 }
