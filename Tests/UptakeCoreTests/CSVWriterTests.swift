@@ -37,10 +37,32 @@ import UptakeCore
 
   @Test(arguments: [
     ("=1+1", "'=1+1"), ("+", "'+"), ("-", "'-"), ("@", "'@"), ("\t", "'\t"), ("\r\n", "'\r\n"),
-    ("a=b", "a=b"), ("2.0-beta", "2.0-beta"), (" =1", " =1"), ("'=1", "'=1"), ("", ""),
-    ("\n=1", "\n=1"), ("＝1", "＝1"),
+    ("a=b", "a=b"), ("2.0-beta", "2.0-beta"), ("'=1", "'=1"), ("", ""),
   ])
   func neutralisation(cell: String, expected: String) {
     #expect(CSVCell.neutralised(cell) == expected)
+  }
+
+  @Test(
+    "a formula character after leading whitespace, or in its full-width form, is neutralised",
+    arguments: [
+      " =1", "   +1", " -1", " @SUM(A1)", "\n=1", "\u{0B}=1", "\u{0C}=1", "\u{85}=1",
+      "\u{A0}=1", "\u{A0}\u{A0}@x", "\u{1680}=1", "\u{2002}+1", "\u{2009}-1", "\u{200A}=1",
+      "\u{2028}=1", "\u{2029}=1", "\u{202F}=1", "\u{205F}=1", "\u{3000}=1", "\u{FEFF}=1",
+      "\u{200B}=1", "＝1", "＋1", "－1", "＠x", "﹦1", "﹢1", "﹣1", "﹫x", " ＝1", "\u{A0}＠x",
+      "\u{3000}＋1", " \t\u{A0}\u{3000}－1",
+    ])
+  func neutralisedAfterWhitespaceOrFullWidth(cell: String) {
+    #expect(CSVCell.neutralised(cell) == "'" + cell)
+  }
+
+  @Test(
+    "whitespace without a formula character after it, or inside a cell, stays as it is",
+    arguments: [
+      " ", "   ", "\u{A0}", " 1.0", "\u{A0}2.0", " a=b", "1 =2", "2.0 -beta", "x＝1", "'＝1",
+      "\u{3000}", "ios 17", "1.0\u{A0}", "−1",
+    ])
+  func unchanged(cell: String) {
+    #expect(CSVCell.neutralised(cell) == cell)
   }
 }

@@ -88,7 +88,7 @@ import Testing
       ),
       (
         ["storeUrl": #""https://x y""#],
-        "updates[0].storeUrl: not an absolute URL (like https://apps.apple.com/app/id1234567890)"
+        "updates[0].storeUrl: must not contain spaces, control or invisible characters"
       ),
       (["updateId": #""a b""#], "updates[0].updateId: use 1 to 64 of A-Z a-z 0-9 . _ : -"),
       (["updateId": "1.5"], "updates[0].updateId: must be a string or an integer"),
@@ -144,6 +144,53 @@ import Testing
     ] as [([String: String], String)])
   func namesTheFieldAndEntry(replacing: [String: String], expected: String) {
     #expect(problems(documentJSON([entryJSON(replacing: replacing)])) == [expected])
+  }
+
+  @Test(
+    "storeUrl: only a store's scheme, https, itms-apps or market, in any case",
+    arguments: [
+      "https://apps.apple.com/app/id1", "HTTPS://apps.apple.com/app/id1",
+      "itms-apps://apps.apple.com/app/id1", "ITMS-Apps://apps.apple.com/app/id1",
+      "market://details?id=com.example", "Market://details?id=com.example",
+      "https://例え.jp/app",
+    ])
+  func storeSchemes(url: String) throws {
+    let decoded = try #require(configuration([entryJSON(replacing: ["storeUrl": "\"\(url)\""])]))
+    #expect(decoded.entries[0].storeUrl == url)
+  }
+
+  @Test(
+    "storeUrl: any other scheme, an empty rest or a hidden character is refused",
+    arguments: [
+      (#"javascript:alert(document.domain)"#, #"scheme "javascript" is not allowed"#),
+      (#"JavaScript:alert(1)"#, #"scheme "JavaScript" is not allowed"#),
+      (#"http://apps.apple.com/app/id1"#, #"scheme "http" is not allowed"#),
+      (#"file:///etc/passwd"#, #"scheme "file" is not allowed"#),
+      (#"data:text/html,<script>alert(1)</script>"#, #"scheme "data" is not allowed"#),
+      (#"intent://details#Intent;scheme=market;end"#, #"scheme "intent" is not allowed"#),
+      (#"itms-services://?action=download-manifest"#, #"scheme "itms-services" is not allowed"#),
+      (#"vbscript:msgbox"#, #"scheme "vbscript" is not allowed"#),
+      (#"https:"#, "not an absolute URL"),
+      (#"market:"#, "not an absolute URL"),
+      (#":https://x"#, "not an absolute URL"),
+      (#"https://x\ty"#, "must not contain"),
+      (#"https://x\u0085y"#, "must not contain"),
+      (#"https://x\u00a0y"#, "must not contain"),
+      (#"https://x\u2028y"#, "must not contain"),
+      (#"https://x\u3000y"#, "must not contain"),
+      (#"https://x\u200by"#, "must not contain"),
+      (#"https://x\u202ey"#, "must not contain"),
+      (#"https://x\ufeffy"#, "must not contain"),
+      (#"\u00a0javascript:alert(1)"#, "must not contain"),
+      ("https://x/" + String(repeating: "a", count: 2039), "must be at most 2048 bytes"),
+    ])
+  func storeSchemeRefused(json: String, problem: String) {
+    let found = problems(documentJSON([entryJSON(replacing: ["storeUrl": "\"\(json)\""])]))
+    #expect(found.count == 1)
+    #expect(found.first?.hasPrefix("updates[0].storeUrl: " + problem) == true, "\(found)")
+    if problem.hasPrefix("scheme") {
+      #expect(found.first?.hasSuffix(" (use https, itms-apps or market)") == true, "\(found)")
+    }
   }
 
   @Test(arguments: ["updateId", "platform", "latestVersion", "storeUrl", "option", "texts"])

@@ -105,22 +105,11 @@ struct ConfigurationProblems {
     return version
   }
 
-  /// An absolute URL (`https:`, `itms-apps:`, `market:` ...) without spaces
-  /// or control characters; the app hands it to the system to open.
-  mutating func url(_ value: JSONValue, at path: String) -> String? {
+  /// A URL the app may hand to the system to open: see `StoreURL`.
+  mutating func storeURL(_ value: JSONValue, at path: String) -> String? {
     guard let text = string(value, at: path) else { return nil }
-    let bytes = Array(text.utf8)
-    let scheme = bytes.prefix { $0 != UInt8(ascii: ":") }
-    let isScheme =
-      scheme.first.map(Self.isLetter) == true
-      && scheme.allSatisfy {
-        Self.isLetter($0) || $0 &- UInt8(ascii: "0") < 10 || $0 == UInt8(ascii: "+")
-          || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".")
-      }
-    guard bytes.count <= UpdateConfigurationDecoder.maxURLLength, scheme.count < bytes.count - 1,
-      isScheme, bytes.allSatisfy({ $0 > 0x20 && $0 != 0x7F })
-    else {
-      add(path, "not an absolute URL (like https://apps.apple.com/app/id1234567890)")
+    if let problem = StoreURL.problem(text) {
+      add(path, problem)
       return nil
     }
     return text

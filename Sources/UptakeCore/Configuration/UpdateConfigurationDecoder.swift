@@ -12,7 +12,7 @@ public enum UpdateConfigurationDecoder {
   public static let maxDocumentBytes = 1 << 20
   /// Longest text of a prompt, in Unicode scalars.
   public static let maxTextLength = 1000
-  /// Longest store URL: what browsers and stores handle everywhere.
+  /// Longest store URL, in bytes: what browsers and stores handle everywhere.
   public static let maxURLLength = 2048
   /// Longest reminder interval, in days.
   public static let maxReminderDays = 365
@@ -81,7 +81,7 @@ public enum UpdateConfigurationDecoder {
       $1.version($0, at: path + ".latestVersion")
     }
     let storeUrl = problems.required(fields["storeUrl"], at: path + ".storeUrl") {
-      $1.url($0, at: path + ".storeUrl")
+      $1.storeURL($0, at: path + ".storeUrl")
     }
     let option = problems.choice(
       fields["option"], at: path + ".option", use: "flexible, immediate or force",

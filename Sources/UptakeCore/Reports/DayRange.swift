@@ -42,6 +42,16 @@ public struct DayRange: Sendable, Equatable {
     return .success(DayRange(fromDay: fromDay, toDay: toDay))
   }
 
+  /// The days of this range that are also in `days`; nil when none are.
+  /// A range may name any dates from 0000-01-01 to 9999-12-31, millions of
+  /// days, so a report that goes day by day walks only the days that can
+  /// hold events: those from the first to the last one stored.
+  public func clamped(to days: ClosedRange<Int64>) -> DayRange? {
+    let first = max(fromDay, days.lowerBound)
+    let last = min(toDay, days.upperBound)
+    return first <= last ? DayRange(fromDay: first, toDay: last) : nil
+  }
+
   /// The first millisecond in the range, and the first one after it.
   public var startMs: Int64 { fromDay * 86_400_000 }
   public var endMs: Int64 { (toDay + 1) * 86_400_000 }

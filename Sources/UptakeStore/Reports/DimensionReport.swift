@@ -48,11 +48,13 @@ extension ReportQueries {
       sightings.sort { ($0.day, $0.installKey) < ($1.day, $1.installKey) }
 
       let flags = [false, true].filter { test.admits(isTest: $0) }
-      try addEventCounts(&grouping, appNo: appNo, flags: flags, range: range)
       var counter = PresenceCounter(
         grouping, perRun: grouping.byDate || range.fromDay == range.toDay)
-      try countInstalls(
-        &grouping, &counter, appNo: appNo, flags: flags, range: range, tail: sightings)
+      if let days = try heldDays(appNo: appNo, range: range, test: test, tail: sightings) {
+        try addEventCounts(&grouping, appNo: appNo, flags: flags, days: days)
+        try countInstalls(
+          &grouping, &counter, appNo: appNo, flags: flags, days: days, tail: sightings)
+      }
       counter.finish(&grouping)
       return grouping.rows()
     }
@@ -66,16 +68,46 @@ extension ReportQueries {
     let hours: SIMD4<Int64>
   }
 
+  /// The days of `range` from the first to the last that hold count or
+  /// presence runs of the app, or unfolded sightings; nil when none do.
+  /// The walks below go a day at a time, and a range may span 3.65
+  /// million days (0000-01-01 to 9999-12-31): over every one of them a
+  /// report on a few days of events took seconds. Days outside these hold
+  /// nothing to add, so the answer is the same.
+  private func heldDays(appNo: Int64, range: DayRange, test: TestFilter, tail: [TailSighting])
+    throws(StoreError) -> DayRange?
+  {
+    let span = try database.statement(
+      """
+      SELECT min(day), max(day) FROM (
+        SELECT day FROM dimension_count_runs
+        WHERE app_no = ?1 AND day BETWEEN ?2 AND ?3 AND \(test.sqlCondition)
+        UNION ALL
+        SELECT day FROM presence_runs
+        WHERE app_no = ?1 AND day BETWEEN ?2 AND ?3 AND \(test.sqlCondition)
+      )
+      """)
+    try bindScope(span, appNo: appNo, from: range.fromDay, through: range.toDay)
+    defer { span.reset() }
+    var held: ClosedRange<Int64>? =
+      try span.step() && !span.isNull(0) ? span.int64(0)...span.int64(1) : nil
+    // The sightings are in day order.
+    if let first = tail.first?.day, let last = tail.last?.day {
+      held = held.map { min($0.lowerBound, first)...max($0.upperBound, last) } ?? first...last
+    }
+    return held.flatMap(range.clamped(to:))
+  }
+
   /// Adds the count runs' events, a day at a time. By day, a day's counts
   /// are summed in an array by slot first: its runs hold an entry per
   /// hour, up to 24 times the groups a day has.
   private func addEventCounts(
-    _ grouping: inout DimensionGrouping, appNo: Int64, flags: [Bool], range: DayRange
+    _ grouping: inout DimensionGrouping, appNo: Int64, flags: [Bool], days: DayRange
   ) throws(StoreError) {
     var counts: [DimensionCount] = []
     var sums = [Int](repeating: 0, count: grouping.hourly ? 0 : grouping.slotCount)
     var touched: [Int] = []
-    for day in stride(from: range.fromDay, through: range.toDay, by: 1) {
+    for day in stride(from: days.fromDay, through: days.toDay, by: 1) {
       counts.removeAll(keepingCapacity: true)
       for isTest in flags {
         try DimensionCountRuns.read(
@@ -108,11 +140,11 @@ extension ReportQueries {
   /// from.
   private func countInstalls(
     _ grouping: inout DimensionGrouping, _ counter: inout PresenceCounter, appNo: Int64,
-    flags: [Bool], range: DayRange, tail: [TailSighting]
+    flags: [Bool], days: DayRange, tail: [TailSighting]
   ) throws(StoreError) {
     var tailIndex = 0
     let runs = PresenceRunSet()
-    for day in stride(from: range.fromDay, through: range.toDay, by: 1) {
+    for day in stride(from: days.fromDay, through: days.toDay, by: 1) {
       runs.removeAll()
       for isTest in flags {
         try PresenceRuns.read(

@@ -46,6 +46,7 @@ public final class Database {
       flags |= SQLITE_OPEN_READONLY
     } else {
       flags |= SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0)
+      if create { Self.createOwnerOnly(path) }
     }
     let code = sqlite3_open_v2(path, &handle, flags, nil)
     guard code == SQLITE_OK, let handle else {
@@ -58,6 +59,23 @@ public final class Database {
     hasRollups = rollups && path != ":memory:"
     try configure()
     if hasRollups { try attachRollups(readOnly: readOnly) }
+  }
+
+  /// Makes the file at `path`, when there is none, empty (an empty
+  /// database to SQLite) and for its owner alone: 0600. SQLite would make
+  /// it 0644 less the umask, and gives its -wal and -shm files the mode of
+  /// the file they belong to, as `attachRollups` gives the rollups file:
+  /// made here, every one of them keeps the install ids and key hashes to
+  /// the owner, whatever the umask of whoever starts first. A file that
+  /// exists keeps the mode its operator gave it (0640 for a backup group).
+  static func createOwnerOnly(_ path: String) {
+    guard path != ":memory:", !path.isEmpty, !path.hasPrefix("file:") else { return }
+    let file = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+    // There already, or SQLite will say why it cannot be opened.
+    guard file >= 0 else { return }
+    // The umask can only have taken bits away, and SQLite needs both.
+    _ = fchmod(file, 0o600)
+    Glibc.close(file)
   }
 
   /// Debian's SQLite keeps memory statistics, which takes one mutex of the

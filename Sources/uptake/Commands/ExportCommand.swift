@@ -27,7 +27,8 @@ struct ExportCommand: Command {
                            then record the last day exported; for cron. A
                            day is exported once: events arriving after that
                            (late phones) need a re-export with --from/--to
-      -o FILE              write to FILE atomically instead of stdout
+      -o FILE              write to FILE atomically instead of stdout,
+                           keeping FILE's mode (and owner, as root)
       --db PATH            SQLite file (env UPTAKE_DB, default ./uptake.db)
     """
 

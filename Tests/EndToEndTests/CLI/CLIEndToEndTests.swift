@@ -143,6 +143,32 @@ struct CLIEndToEndTests {
         + "u1,\"1,5\",1,0\r\n")
   }
 
+  @Test(
+    "export and format=csv: a formula behind leading whitespace or in full-width form is neutralised"
+  )
+  func exportNeutralisesHiddenFormulas() throws {
+    let fixture = try DaemonFixture()
+    defer { fixture.tearDown() }
+    let versions = ["1.0.0", " =1+2", "\u{A0}@SUM(A1)", "\u{3000}＋1", "＝HYPERLINK(1)"]
+    let events = versions.enumerated().map { index, version in
+      eventJSON(id: "\(index)", appVersion: version, timestamp: days.time(-1, "10:00:00"))
+    }
+    try fixture.post(events)
+
+    let exported = try uptake([
+      "export", "--app", "default", "--group-by", "appVersion", "--db", fixture.databasePath,
+    ])
+    let served = try fixture.report("/v1/report?groupBy=appVersion&format=csv")
+
+    let rows =
+      "1.0.0,1,0\r\n" + "' =1+2,1,0\r\n" + "'\u{A0}@SUM(A1),1,0\r\n" + "'\u{3000}＋1,1,0\r\n"
+      + "'＝HYPERLINK(1),1,0\r\n"
+    #expect(exported.status == 0, "\(exported.standardError)")
+    #expect(exported.standardOutput == "app_version,events,installs\r\n" + rows)
+    #expect(served.status == 200)
+    #expect(served.text == "appVersion,events,installs\r\n" + rows)
+  }
+
   @Test("export -o FILE writes the CSV to the file and nothing to stdout")
   func exportToFile() throws {
     let fixture = try DaemonFixture()

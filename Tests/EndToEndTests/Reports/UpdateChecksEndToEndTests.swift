@@ -224,6 +224,27 @@ struct UpdateChecksEndToEndTests {
     }
   }
 
+  @Test("a storeUrl outside https, itms-apps and market is refused (65), and nothing goes live")
+  func storeURLSchemes() throws {
+    let fixture = try DaemonFixture()
+    defer { fixture.tearDown() }
+    let hostile = configurationJSON().replacingOccurrences(
+      of: "https://apps.apple.com/app/id1234567890", with: "javascript:alert(document.cookie)")
+
+    let refused = try put(fixture, hostile)
+    let live = try uptake(["updates", "get", "--app", "default", "--db", fixture.databasePath])
+    let check = try check(fixture, HTTPClient(), "platform=ios&appVersion=1.0.0&installId=i1")
+
+    #expect(refused.status == 65)
+    #expect(
+      refused.standardError.hasSuffix(
+        ": 1 problem, nothing stored\n"
+          + #"  updates[0].storeUrl: scheme "javascript" is not allowed (use https, itms-apps or market)"#
+          + "\n"), "\(refused.standardError)")
+    #expect(live.status == 66, "no configuration stored")
+    #expect(check.text == #"{"hasupdate":0}"#)
+  }
+
   @Test("reports show the configured platform, target version and option")
   func reportsKnowTheConfiguration() throws {
     let fixture = try DaemonFixture()
