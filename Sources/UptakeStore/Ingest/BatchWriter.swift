@@ -398,7 +398,13 @@ public final class BatchWriter: @unchecked Sendable {
     // Apps whose own events the fold lags by more than the cap wait; the
     // others' batches go ahead of them. Stopping, every batch goes.
     let progress = folder.progress
-    let jobs = queue.take(maxEvents: limits.maxEventsPerTransaction) { appNo in
+    // With several apps waiting, shorter transactions: each app's batch
+    // waits for the commit under way and its own, and a full one of a
+    // flood took 60 ms (tools/attack).
+    let maxEvents =
+      queue.appsWaiting > 1
+      ? max(1, limits.maxEventsPerTransaction / 4) : limits.maxEventsPerTransaction
+    let jobs = queue.take(maxEvents: maxEvents) { appNo in
       stopping || progress.failing
         || unfolded.events(of: appNo, foldedSeq: progress.foldedSeq) <= limits.maxUnfoldedEvents
     }

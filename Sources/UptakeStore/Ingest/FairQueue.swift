@@ -12,6 +12,9 @@ struct FairQueue<Job> {
 
   var isEmpty: Bool { turns.isEmpty }
 
+  /// Apps with jobs waiting.
+  var appsWaiting: Int { turns.count }
+
   /// Events of `appNo` waiting.
   func events(of appNo: Int64) -> Int { eventsByApp[appNo, default: 0] }
 
