@@ -75,7 +75,8 @@ public final class Service: @unchecked Sendable {
       pool: pool, clock: clock,
       workers: ReportWorkers(concurrency: configuration.readConnections), logger: logger,
       timeLimitSeconds: configuration.serverLimits.reportTimeLimitSeconds,
-      maxRows: configuration.serverLimits.maxReportRows)
+      maxRows: configuration.serverLimits.maxReportRows,
+      maxAnswerBacklogBytes: configuration.serverLimits.maxAnswerBacklogBytes)
     let serverBox = ServerBox()
     let operations = OperationsHandlers(
       writer: writer, metrics: metrics,

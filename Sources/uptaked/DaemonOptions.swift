@@ -47,6 +47,9 @@ struct DaemonOptions {
                            503 (default 30)
       --max-report-rows N  answer 413 rather than a report of more rows (groups;
                            default 100000)
+      --max-answer-backlog KIB
+                           answer reports 503 while answers of more KiB wait
+                           for slow readers (default 131072)
       --max-db-size MIB    refuse writes (503, /readyz 503) before the database
                            file grows past this; the aggregates' file beside
                            it (PATH-rollups) has the same cap (default: none)
@@ -109,6 +112,8 @@ struct DaemonOptions {
       configuration.serverLimits.reportTimeLimitSeconds = try arguments.seconds(flag)
     case "--max-report-rows":
       configuration.serverLimits.maxReportRows = max(1, try arguments.number(flag))
+    case "--max-answer-backlog":
+      configuration.serverLimits.maxAnswerBacklogBytes = max(1, try arguments.number(flag)) << 10
     case "--max-db-size":
       configuration.writerLimits.maxFileBytes = Int64(max(1, try arguments.number(flag))) << 20
     case "--max-queued-events":

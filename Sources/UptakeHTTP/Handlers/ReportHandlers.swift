@@ -13,6 +13,9 @@ struct ReportHandlers: Sendable {
   var timeLimitSeconds = ServerLimits().reportTimeLimitSeconds
   /// A report holding more rows than this is answered 413.
   var maxRows = ServerLimits().maxReportRows
+  /// While answers of more bytes than this wait for slow readers, reports
+  /// are answered 503.
+  var maxAnswerBacklogBytes = ServerLimits().maxAnswerBacklogBytes
 
   var routes: [Route] {
     [
@@ -194,6 +197,13 @@ struct ReportHandlers: Sendable {
     _ body: (ReportRequest, AppRecord, Database) throws(StoreError) -> Response
   ) -> Response {
     guard let app = request.app else { return APIError.unauthorized.response }
+    if AnswerMemory.backlog > maxAnswerBacklogBytes {
+      return APIError.unavailable(
+        "answers of \(AnswerMemory.backlog >> 20) MiB are still being sent to slow readers;"
+          + " retry shortly",
+        retryAfterSeconds: 2
+      ).response
+    }
     let parameters: ReportRequest
     switch ReportRequest.parse(request, nowMs: clock()) {
     case .success(let parsed): parameters = parsed

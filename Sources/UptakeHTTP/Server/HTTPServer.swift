@@ -330,13 +330,7 @@ public final class HTTPServer: @unchecked Sendable {
   {
     exchange.responded = true
     exchange.status = response.status
-    let body = response.body
-    let mhdResponse = body.withUnsafeBytes { bytes in
-      MHD_create_response_from_buffer(
-        bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
-        MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
-    }
-    guard let mhdResponse else { return MHD_Result.NO }
+    guard let mhdResponse = AnswerMemory.response(response.body) else { return MHD_Result.NO }
     defer { MHD_destroy_response(mhdResponse) }
     for (name, value) in response.headers {
       MHD_add_response_header(mhdResponse, name, value)

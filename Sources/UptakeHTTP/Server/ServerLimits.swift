@@ -39,6 +39,10 @@ public struct ServerLimits: Sendable {
   /// rows is about 20 MB of JSON, far past any chart, and a year of days
   /// by 50 updates by 4 actions still fits.
   public var maxReportRows = 100_000
+  /// Bytes of answers still being sent (to slow readers) past which reports
+  /// are answered 503 until they drain (`AnswerMemory`): 128 MiB leaves
+  /// room under the shipped unit's 512 MiB for everything else.
+  public var maxAnswerBacklogBytes = 128 << 20
   /// Event-loop threads. One epoll thread collapsed under hundreds of
   /// keep-alive connections and two held them (docs/performance.md); slow
   /// reports run on worker threads, so two per machine is enough.

@@ -6,9 +6,14 @@ public final class RawConnection {
   public let descriptor: Int32
 
   /// Connects to 127.0.0.1:`port`; throws when the connection is refused.
-  public init(port: Int) throws {
+  /// With `receiveBuffer`, the kernel takes at most about that many bytes
+  /// that are not read yet: a slow reader.
+  public init(port: Int, receiveBuffer: Int32? = nil) throws {
     descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard descriptor >= 0 else { throw RawConnectionError.socket(errno) }
+    if var bytes = receiveBuffer {
+      setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &bytes, socklen_t(MemoryLayout<Int32>.size))
+    }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = in_port_t(UInt16(port).bigEndian)
