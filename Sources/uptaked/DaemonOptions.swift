@@ -33,6 +33,13 @@ struct DaemonOptions {
                            events stored but not yet in the report aggregates
                            after which folding keeps pace with ingest
                            (default 1000000)
+      --max-distinct-per-day N
+                           distinct updateId, appVersion and osVersion values
+                           (each) an app may have per UTC day of its events;
+                           an event with a new one past it is rejected alone,
+                           values already seen that day are still taken
+                           (default 1000; 0 means the default; at most
+                           1000000; there is no off)
       --rate-limit-per-key RATE[:BURST]
                            requests per second per app key, answering 429
                            beyond it; burst defaults to 2 x RATE (default off)
@@ -56,6 +63,13 @@ struct DaemonOptions {
       --log-level LEVEL    debug, info, warning or error (default info)
       -h, --help           show this help
     """
+
+  /// The highest `--max-distinct-per-day`: the writer holds every value
+  /// of the days in play, up to apps x 92 days x 3 x N, and a million a
+  /// field and day (hundreds of MB per app under attack) is already more
+  /// than a report can group usefully. There is no "off": a client holding
+  /// the public ingest key could then grow the reports without bound again.
+  static let maxDistinctPerDay = 1_000_000
 
   var configuration = Service.Configuration()
   var logLevel = "info"
@@ -120,6 +134,13 @@ struct DaemonOptions {
       configuration.writerLimits.maxQueuedEvents = max(1, try arguments.number(flag))
     case "--max-unfolded-events":
       configuration.writerLimits.maxUnfoldedEvents = max(0, try arguments.number(flag))
+    case "--max-distinct-per-day":
+      let limit = try arguments.number(flag)
+      guard limit <= Self.maxDistinctPerDay else {
+        throw UsageError(message: "\(flag) must be at most \(Self.maxDistinctPerDay), not \(limit)")
+      }
+      configuration.writerLimits.maxDistinctPerDay =
+        limit == 0 ? Service.Configuration().writerLimits.maxDistinctPerDay : limit
     case "--log-level":
       logLevel = try arguments.value(flag)
       guard ["debug", "info", "warning", "error"].contains(logLevel) else {

@@ -14,7 +14,7 @@ public struct EventValidator: Sendable {
   static let maxFutureMs: Int64 = 10 * 60 * 1000
   /// How old an event time may be, so that a client replaying an ancient
   /// queue cannot rewrite old reports.
-  static let maxAgeMs: Int64 = 90 * 86_400_000
+  public static let maxAgeMs: Int64 = 90 * 86_400_000
   /// How much of an unknown value an error message repeats: enough to
   /// recognise it, without echoing kilobytes back per event.
   static let maxEchoedScalars = 64

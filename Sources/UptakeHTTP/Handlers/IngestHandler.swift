@@ -76,6 +76,7 @@ struct IngestHandler: Sendable {
     }
     let eventBatch = EventBatch(appNo: app.appNo, events: batch.events, receivedAtMs: receivedAtMs)
     let rejected = batch.rejected
+    let eventIndexes = batch.eventIndexes
     let writer = self.writer
     let metrics = self.metrics
     return .deferred { respond in
@@ -83,7 +84,9 @@ struct IngestHandler: Sendable {
         switch result {
         case .success(let outcome):
           metrics.stored(outcome)
-          respond(Self.answer(outcome, rejected))
+          respond(
+            Self.answer(
+              outcome, Self.merged(rejected, outcome.rejected, eventIndexes: eventIndexes)))
         case .failure(.overloaded):
           respond(Self.overloaded.response)
         case .failure(.unavailable):
@@ -97,6 +100,17 @@ struct IngestHandler: Sendable {
       }
       if !queued { respond(Self.overloaded.response) }
     }
+  }
+
+  /// The validator's rejections and the store's (whose indexes are
+  /// positions among the valid events) as one list by request index, as
+  /// the contract lists them.
+  static func merged(_ validation: [Rejection], _ store: [Rejection], eventIndexes: [Int])
+    -> [Rejection]
+  {
+    guard !store.isEmpty else { return validation }
+    let stored = store.map { Rejection(index: eventIndexes[$0.index], error: $0.error) }
+    return (validation + stored).sorted { $0.index < $1.index }
   }
 
   private static let overloaded = APIError.unavailable(

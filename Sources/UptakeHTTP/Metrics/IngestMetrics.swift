@@ -9,6 +9,7 @@ public final class IngestMetrics: Sendable {
     var accepted = 0
     var duplicates = 0
     var rejectedByField: [String: Int] = [:]
+    var overDistinctLimitByField: [String: Int] = [:]
     var requests: [RequestLabel: Int] = [:]
     var commitFailures = 0
     var batchEvents = Histogram(bounds: IngestMetrics.batchEventBounds)
@@ -38,18 +39,24 @@ public final class IngestMetrics: Sendable {
     counts.withLock { counts in
       counts.accepted += outcome.accepted
       counts.duplicates += outcome.duplicates
+      for rejection in outcome.rejected {
+        counts.overDistinctLimitByField[Self.field(of: rejection), default: 0] += 1
+      }
     }
   }
 
-  /// Counts rejected events by the field their error names (the text before
-  /// the colon), which keeps the label set small and free of client data.
+  /// The field a rejection's error names (the text before the colon), which
+  /// keeps the label set small and free of client data.
+  private static func field(of rejection: Rejection) -> String {
+    rejection.error.split(separator: ":", maxSplits: 1).first.map(String.init) ?? "event"
+  }
+
+  /// Counts events rejected by validation by the field their error names.
   func rejected(_ rejections: [Rejection]) {
     guard !rejections.isEmpty else { return }
     counts.withLock { counts in
       for rejection in rejections {
-        let field =
-          rejection.error.split(separator: ":", maxSplits: 1).first.map(String.init) ?? "event"
-        counts.rejectedByField[field, default: 0] += 1
+        counts.rejectedByField[Self.field(of: rejection), default: 0] += 1
       }
     }
   }
@@ -99,6 +106,14 @@ public final class IngestMetrics: Sendable {
       logger.error("upkeep failed; retrying", ["error": message])
     }
     observer.recovered = { logger.info("storage takes writes again") }
+    observer.loadedDistinctValues = { values, tailEvents, seconds in
+      logger.info(
+        "distinct values per day loaded",
+        [
+          "values": String(values), "tail.events": String(tailEvents),
+          "ms": String(format: "%.1f", seconds * 1000),
+        ])
+    }
     observer.stopFailed = { message in
       logger.warning("stop left upkeep undone; the data is safe", ["error": message])
     }
@@ -126,6 +141,13 @@ public final class IngestMetrics: Sendable {
     text += "# TYPE uptake_events_rejected_total counter\n"
     for (field, count) in snapshot.rejectedByField.sorted(by: { $0.key < $1.key }) {
       text += "uptake_events_rejected_total{field=\"\(field)\"} \(count)\n"
+    }
+    text +=
+      "# HELP uptake_events_over_distinct_limit_total Events rejected because their app "
+      + "already had --max-distinct-per-day values of the field that day, by field.\n"
+    text += "# TYPE uptake_events_over_distinct_limit_total counter\n"
+    for (field, count) in snapshot.overDistinctLimitByField.sorted(by: { $0.key < $1.key }) {
+      text += "uptake_events_over_distinct_limit_total{field=\"\(field)\"} \(count)\n"
     }
     text += "# HELP uptake_commit_failures_total Transactions of events that failed to commit.\n"
     text += "# TYPE uptake_commit_failures_total counter\n"

@@ -72,6 +72,12 @@ public final class BatchWriter: @unchecked Sendable {
     /// (SQLite's automatic checkpoint); nil keeps SQLite's 1000 pages
     /// (16 MiB at `Database.pageSize`).
     public var autoCheckpointBytes: Int?
+    /// Distinct values of `updateId`, `appVersion` and `osVersion`, each,
+    /// an app may have per UTC day of its events (`--max-distinct-per-day`);
+    /// an event with a new value past it is rejected alone. It bounds what
+    /// a client holding the public ingest key can make the reports hold,
+    /// and the writer's memory: at most apps x 92 days x 3 x this values.
+    public var maxDistinctPerDay = EventInserter.defaultMaxDistinctPerDay
 
     public init() {}
 
@@ -112,6 +118,11 @@ public final class BatchWriter: @unchecked Sendable {
     /// A step of the orderly stop failed (a checkpoint, the rollups file's
     /// sync): what it leaves behind is safe, but worth a line in the log.
     public var stopFailed: @Sendable (String) -> Void = { _ in }
+    /// At start, the distinct values of the days in play were read from
+    /// what is stored: `values` of them, from the aggregates and
+    /// `tailEvents` events not folded yet, in `seconds`.
+    public var loadedDistinctValues:
+      @Sendable (_ values: Int, _ tailEvents: Int, _ seconds: Double) -> Void = { _, _, _ in }
 
     public init() {}
   }
@@ -179,7 +190,14 @@ public final class BatchWriter: @unchecked Sendable {
     try database.execute("PRAGMA main.cache_size = -\(limits.writerCacheKiB)")
     if let bytes = limits.autoCheckpointBytes { try database.autoCheckpoint(afterBytes: bytes) }
     if let bytes = limits.maxFileBytes { try database.limitSize(toBytes: bytes) }
-    inserter = EventInserter(database: database, dedupMergeKeys: limits.dedupMergeKeys)
+    inserter = EventInserter(
+      database: database, dedupMergeKeys: limits.dedupMergeKeys,
+      maxDistinctPerDay: limits.maxDistinctPerDay)
+    // Before the first batch, so the cap counts what earlier runs stored
+    // (a restart must not give a client its allowance again) and the
+    // first batch does not wait for it.
+    let loaded = try inserter.loadDistinctValues()
+    observer.loadedDistinctValues(loaded.values, loaded.tailEvents, loaded.seconds)
     self.database = database
     let unsynced = foldsUnsynced ? try UnsyncedRollups.record(in: database) : false
     self.foldsUnsynced = unsynced

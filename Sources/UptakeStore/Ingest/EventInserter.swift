@@ -1,17 +1,40 @@
 import UptakeCore
 
-/// Stores batches of validated events with duplicate detection. Owns the
-/// write connection's view of the duplicate index, so there is one per
-/// writing connection: the daemon's batch writer, or a CLI import.
+/// Stores batches of validated events with duplicate detection and the
+/// cap on distinct values per app and day. Owns the write connection's
+/// view of the duplicate index and of the values stored, so there is one
+/// per writing connection: the daemon's batch writer, or a CLI import.
 public final class EventInserter {
   private let database: Database
   private let dedup: DedupIndex
+  private var distinctValues: DistinctValueCap
 
   /// `dedupMergeKeys`: duplicate-index keys held in memory before they are
   /// merged to disk (`DedupIndex`); a bulk import can afford more.
-  public init(database: Database, dedupMergeKeys: Int? = nil) {
+  /// `maxDistinctPerDay`: distinct values of each capped field an app may
+  /// have per day (`DailyDistinctValues`).
+  public init(
+    database: Database, dedupMergeKeys: Int? = nil,
+    maxDistinctPerDay: Int = EventInserter.defaultMaxDistinctPerDay
+  ) {
     self.database = database
     dedup = DedupIndex(mergeThreshold: dedupMergeKeys ?? DedupIndex.defaultMergeThreshold)
+    distinctValues = DistinctValueCap(limit: maxDistinctPerDay)
+  }
+
+  /// Distinct values of `updateId`, `appVersion` and `osVersion`, each, an
+  /// app may have per UTC day unless configured otherwise.
+  public static let defaultMaxDistinctPerDay = DistinctValueCap.defaultLimit
+
+  /// Reads the distinct values of the days in play from what is stored, in
+  /// a read transaction, so the first batch does not wait for it; without
+  /// this call the first write does it. Returns what it found and cost.
+  @discardableResult
+  public func loadDistinctValues() throws(StoreError) -> (
+    values: Int, tailEvents: Int, seconds: Double
+  ) {
+    let loaded = try database.read { () throws(StoreError) in try distinctValues.load(database) }
+    return (loaded.values, loaded.tailEvents, loaded.seconds)
   }
 
   /// Merges every key of the duplicate index still in memory to disk, so
@@ -32,9 +55,11 @@ public final class EventInserter {
       outcomes = try write(batches, lastSeq: &lastSeq)
     } catch {
       dedup.didRollBack()
+      distinctValues.didRollBack()
       throw error
     }
     dedup.didCommit(lastSeq: lastSeq)
+    distinctValues.didCommit(lastSeq: lastSeq)
     if lastSeq > 0 { lastInsertedSeq = lastSeq }
     return outcomes
   }
@@ -44,6 +69,7 @@ public final class EventInserter {
   {
     try database.write { () throws(StoreError) -> [InsertOutcome] in
       try dedup.synchronize(database)
+      try distinctValues.synchronize(database)
       var outcomes: [InsertOutcome] = []
       outcomes.reserveCapacity(batches.count)
       let insert = try database.statement(
@@ -59,17 +85,20 @@ public final class EventInserter {
       var keyIndex = 0
       for batch in batches {
         var outcome = InsertOutcome()
-        for event in batch.events {
-          var key: Int64?
-          defer { keyIndex += 1 }
-          if let dedupKey = dedupKeys[keyIndex] {
-            if try dedup.contains(dedupKey, database) {
-              outcome.duplicates += 1
-              continue
-            }
-            dedup.didInsert(dedupKey)
-            key = dedupKey
+        for (index, event) in batch.events.enumerated() {
+          let key = dedupKeys[keyIndex]
+          keyIndex += 1
+          // A duplicate first: a retried event is a duplicate whatever
+          // the cap says, as its values were stored with it.
+          if let key, try dedup.contains(key, database) {
+            outcome.duplicates += 1
+            continue
           }
+          if let refusal = distinctValues.admit(event, appNo: batch.appNo) {
+            outcome.rejected.append(Rejection(index: index, error: refusal.message))
+            continue
+          }
+          if let key { dedup.didInsert(key) }
           try insert.bind(1, batch.appNo)
           try insert.bind(3, key)
           try insert.bind(5, Int64(event.action.rawValue))

@@ -7,7 +7,7 @@ struct ImportCommand: Command {
   static let path = ["import"]
   static let summary = "load NDJSON events from a file or stdin"
   static let help = """
-    usage: uptake import --app APPID FILE|- [--db PATH]
+    usage: uptake import --app APPID FILE|- [--db PATH] [--max-distinct-per-day N]
 
     Reads one event per line, each a JSON object with the ingest fields
     (id, updateId, action, appVersion, installId, timestamp, osVersion,
@@ -17,7 +17,10 @@ struct ImportCommand: Command {
     rule is rejected alone, and the first 10 rejections are shown on stderr
     as "line N: message". Blank lines are skipped. An event whose id is
     already stored for the app is counted as a duplicate and not stored
-    again, so importing a file twice stores it once.
+    again, so importing a file twice stores it once. As in ingest, an event
+    that would give the app more than --max-distinct-per-day distinct
+    updateId, appVersion or osVersion values (each) on the UTC day of its
+    timestamp is rejected; the events already stored count.
 
     Events are committed in transactions of 5000, so a running uptaked keeps
     storing its own events in between. When stderr is a terminal, progress is
@@ -27,6 +30,9 @@ struct ImportCommand: Command {
     options:
       --app APPID   the app the events belong to (required)
       --db PATH     SQLite file (env UPTAKE_DB, default ./uptake.db)
+      --max-distinct-per-day N
+                    the limit above; give the daemon's when it has one
+                    (default 1000; 0 means the default; at most 1000000)
 
     exit codes: 0 done (also when lines were rejected), 64 usage, 65 unknown
     app, 66 database or FILE missing, 69 database busy or full, 74 read error.
@@ -36,9 +42,24 @@ struct ImportCommand: Command {
   static let shownRejections = 10
 
   let input: AppInputArguments
+  let maxDistinctPerDay: Int
+
+  /// The highest `--max-distinct-per-day`, as the daemon's (`uptaked --help`).
+  static let maxDistinctPerDay = 1_000_000
 
   init(arguments: [String]) throws(CommandError) {
-    input = try AppInputArguments(arguments)
+    input = try AppInputArguments(arguments, extraValueFlags: ["--max-distinct-per-day"])
+    let defaultLimit = BatchWriter.Limits.bulkImport.maxDistinctPerDay
+    guard let text = input.parsed.value("--max-distinct-per-day") else {
+      maxDistinctPerDay = defaultLimit
+      return
+    }
+    guard let limit = Int(text), (0...Self.maxDistinctPerDay).contains(limit) else {
+      throw .usage(
+        "--max-distinct-per-day needs a whole number up to \(Self.maxDistinctPerDay), not \"\(text)\""
+      )
+    }
+    maxDistinctPerDay = limit == 0 ? defaultLimit : limit
   }
 
   func run(_ output: inout CommandOutput) throws(CommandError) {
@@ -47,8 +68,10 @@ struct ImportCommand: Command {
     // The daemon's writer and fold thread, tuned for one bulk load. It
     // keeps syncing the rollups file: a daemon may be writing it too.
     var writer: BatchWriter?
+    var limits = BatchWriter.Limits.bulkImport
+    limits.maxDistinctPerDay = maxDistinctPerDay
     do {
-      writer = try BatchWriter(database: database, limits: .bulkImport, foldsUnsynced: false)
+      writer = try BatchWriter(database: database, limits: limits, foldsUnsynced: false)
     } catch {
       throw .store(error)
     }
@@ -64,7 +87,7 @@ struct ImportCommand: Command {
       reader.run(into: queue)
       readerDone.signal()
     }
-    let totals: (stored: InsertOutcome, rejected: Int)
+    let totals: (stored: InsertOutcome, rejected: Int, shown: Int)
     do {
       totals = try store(queue, into: writer!, app: app, &output)
     } catch {
@@ -76,9 +99,8 @@ struct ImportCommand: Command {
     readerDone.wait()
     Self.closeOnceGone(database, writer: &writer)
     if descriptor != STDIN_FILENO { close(descriptor) }
-    if totals.rejected > Self.shownRejections {
-      output.standardError(
-        "(\(totals.rejected - Self.shownRejections) more rejected lines not shown)\n")
+    if totals.rejected > totals.shown {
+      output.standardError("(\(totals.rejected - totals.shown) more rejected lines not shown)\n")
     }
     output.standardOutput(
       "accepted \(totals.stored.accepted), duplicates \(totals.stored.duplicates), "
@@ -102,18 +124,18 @@ struct ImportCommand: Command {
   /// then finishes the writer, which folds the rest.
   private func store(
     _ queue: ChunkQueue, into writer: BatchWriter, app: AppRecord, _ output: inout CommandOutput
-  ) throws(CommandError) -> (stored: InsertOutcome, rejected: Int) {
+  ) throws(CommandError) -> (stored: InsertOutcome, rejected: Int, shown: Int) {
     var progress = ImportProgress(isTerminal: isatty(STDERR_FILENO) == 1)
     var stored = InsertOutcome()
     var rejected = 0
+    var shown = 0
     var last = ImportChunk(receivedAtMs: 0)
     while let chunk = queue.take() {
-      for message in chunk.rejections {
-        progress.clear(&output)
-        output.standardError(message + "\n")
-      }
+      // The reader's rejections and the store's, shown in line order.
+      var rejections = chunk.rejections
       rejected += chunk.rejected
       if let code = chunk.readError {
+        show(rejections, shown: &shown, &progress, &output)
         progress.clear(&output)
         throw CommandError(
           message: "cannot read \(input.inputName) after line \(chunk.linesRead): "
@@ -127,11 +149,17 @@ struct ImportCommand: Command {
         case .success(let outcome):
           stored.accepted += outcome.accepted
           stored.duplicates += outcome.duplicates
+          rejected += outcome.rejected.count
+          rejections += outcome.rejected.map {
+            LineRejection(line: chunk.eventLines[$0.index], message: $0.error)
+          }
         case .failure(let failure):
+          show(rejections, shown: &shown, &progress, &output)
           progress.clear(&output)
           throw .ingest(failure)
         }
       }
+      show(rejections, shown: &shown, &progress, &output)
       progress.update(lines: chunk.linesRead, events: chunk.eventsRead, &output)
       last = chunk
     }
@@ -143,7 +171,21 @@ struct ImportCommand: Command {
       throw .store(error)
     }
     progress.finish(lines: last.linesRead, events: last.eventsRead, &output)
-    return (stored, rejected)
+    return (stored, rejected, shown)
+  }
+
+  /// Shows `rejections` on stderr in line order while fewer than
+  /// `shownRejections` have been shown.
+  private func show(
+    _ rejections: [LineRejection], shown: inout Int, _ progress: inout ImportProgress,
+    _ output: inout CommandOutput
+  ) {
+    for rejection in rejections.sorted(by: { $0.line < $1.line })
+    where shown < Self.shownRejections {
+      progress.clear(&output)
+      output.standardError(rejection.text + "\n")
+      shown += 1
+    }
   }
 
   /// The input's file descriptor; 66 when FILE is missing or unreadable.

@@ -22,6 +22,7 @@ struct ImportReader: Sendable {
     var eventsRead = 0
     var chunk = ImportChunk(receivedAtMs: WallClock.nowMs())
     chunk.events.reserveCapacity(eventsPerChunk)
+    chunk.eventLines.reserveCapacity(eventsPerChunk)
     var linesInChunk = 0
     while true {
       let line: LineReader.Line?
@@ -38,11 +39,12 @@ struct ImportReader: Sendable {
       case .event(let event):
         eventsRead += 1
         chunk.events.append(event)
+        chunk.eventLines.append(lines.number)
       case .rejected(let message):
         rejectedSoFar += 1
         chunk.rejected += 1
         if rejectedSoFar <= shownRejections {
-          chunk.rejections.append("line \(lines.number): \(message)")
+          chunk.rejections.append(LineRejection(line: lines.number, message: message))
         }
       }
       linesInChunk += 1
@@ -52,6 +54,7 @@ struct ImportReader: Sendable {
         guard queue.put(chunk) else { return }
         chunk = ImportChunk(receivedAtMs: WallClock.nowMs())
         chunk.events.reserveCapacity(eventsPerChunk)
+        chunk.eventLines.reserveCapacity(eventsPerChunk)
         linesInChunk = 0
       }
     }

@@ -5,9 +5,12 @@ struct AppInputArguments {
   /// A file's path, or `-` for stdin.
   let inputPath: String
   let databasePath: String
+  /// Everything given, for a command's own flags (`extraValueFlags`).
+  let parsed: Arguments
 
-  init(_ arguments: [String]) throws(CommandError) {
-    let parsed = try Arguments(arguments, valueFlags: ["--db", "--app"], booleanFlags: [])
+  init(_ arguments: [String], extraValueFlags: Set<String> = []) throws(CommandError) {
+    parsed = try Arguments(
+      arguments, valueFlags: Set(["--db", "--app"]).union(extraValueFlags), booleanFlags: [])
     appId = try ReportOptions.appId(parsed)
     guard parsed.positionals.count == 1 else {
       throw .usage("give exactly one FILE, or - for stdin")

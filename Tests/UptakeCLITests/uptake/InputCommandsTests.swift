@@ -11,6 +11,24 @@ struct InputCommandsTests {
     #expect(file.input.inputPath == "events.ndjson")
     #expect(file.input.databasePath == "a.db")
     #expect(try ImportCommand(arguments: ["-", "--app=shop"]).input.inputPath == "-")
+    #expect(file.maxDistinctPerDay == 1000)
+  }
+
+  @Test("import --max-distinct-per-day N: 0 means the default; only import takes it")
+  func importMaxDistinctPerDay() throws {
+    let five = try ImportCommand(arguments: ["--app", "shop", "-", "--max-distinct-per-day", "5"])
+    #expect(five.maxDistinctPerDay == 5)
+    let zero = try ImportCommand(arguments: ["--app", "shop", "-", "--max-distinct-per-day=0"])
+    #expect(zero.maxDistinctPerDay == 1000)
+    for value in ["-1", "many", "1000001"] {
+      #expect(
+        refusal(ImportCommand.self, ["--app", "shop", "-", "--max-distinct-per-day", value])
+          == .usage(
+            "--max-distinct-per-day needs a whole number up to 1000000, not \"\(value)\""))
+    }
+    #expect(
+      refusal(UpdatesPutCommand.self, ["--app", "shop", "-", "--max-distinct-per-day", "5"])
+        == .usage("unknown option --max-distinct-per-day"))
   }
 
   @Test("updates put --app APPID FILE|-")

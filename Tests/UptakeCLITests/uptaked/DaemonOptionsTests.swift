@@ -31,6 +31,7 @@ struct DaemonOptionsTests {
     #expect(options.logLevel == "info")
     #expect(options.configuration.rateLimits.perKey == nil)
     #expect(options.configuration.writerLimits.maxFileBytes == nil)
+    #expect(options.configuration.writerLimits.maxDistinctPerDay == 1000)
   }
 
   @Test("UPTAKE_DB and UPTAKE_LISTEN stand in for --db and --listen; the flags win")
@@ -100,6 +101,17 @@ struct DaemonOptionsTests {
       ])
   }
 
+  @Test("--max-distinct-per-day sets the cap; 0 means the default, as if absent")
+  func maxDistinctPerDay() throws {
+    let five = try #require(try parse(["--max-distinct-per-day", "5"]))
+    #expect(five.configuration.writerLimits.maxDistinctPerDay == 5)
+    let most = try #require(try parse(["--max-distinct-per-day", "1000000"]))
+    #expect(most.configuration.writerLimits.maxDistinctPerDay == 1_000_000)
+    let zero = try #require(
+      try parse(["--max-distinct-per-day", "5", "--max-distinct-per-day", "0"]))
+    #expect(zero.configuration.writerLimits.maxDistinctPerDay == 1000)
+  }
+
   @Test("numbers below a limit's floor are raised to it")
   func floors() throws {
     let options = try #require(
@@ -132,6 +144,14 @@ struct DaemonOptionsTests {
       (["--report-timeout", "0"], #"--report-timeout needs a number of seconds, not "0""#),
       (["--report-timeout", "inf"], #"--report-timeout needs a number of seconds, not "inf""#),
       (["--log-level", "verbose"], "--log-level must be debug, info, warning or error"),
+      (
+        ["--max-distinct-per-day", "1000001"],
+        "--max-distinct-per-day must be at most 1000000, not 1000001"
+      ),
+      (
+        ["--max-distinct-per-day", "off"],
+        #"--max-distinct-per-day needs a whole number, not "off""#
+      ),
       (["--trusted-proxy"], "--trusted-proxy needs a value"),
       (
         ["--trusted-proxy", "10.0.0.0/33"],
