@@ -5,7 +5,7 @@ import UptakeTestSupport
 
 /// `check()` against the real uptaked with a configuration loaded by the
 /// real `uptake updates put`: the whole loop a newcomer sees.
-@Suite("UptakeClient.check with a configuration loaded in uptaked", .timeLimit(.minutes(1)))
+@Suite("UptakeClient.check with a configuration loaded in uptaked", .timeLimit(.minutes(3)))
 struct CheckWithConfigurationEndToEndTests {
   /// iOS: 2.1.0 offered flexibly, with German texts; below 1.5.0 forced.
   private static let configuration = """

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import UptakeTestSupport
 
-@Suite("uptake CLI beside a running daemon", .timeLimit(.minutes(1)))
+@Suite("uptake CLI beside a running daemon", .timeLimit(.minutes(3)))
 struct CLIEndToEndTests {
   let days = Days()
 

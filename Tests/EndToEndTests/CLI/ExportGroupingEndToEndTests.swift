@@ -12,7 +12,7 @@ import UptakeTestSupport
 ///     4   D1 10:00   u2      later       2.0.0       -        -         -
 ///     5   D1 11:00   u1      ignore      1.9.0       i3       ios       17.10   test
 ///     6   D1 12:00   u1      impression  1.9.0       i3       ios       17.10   test
-@Suite("uptake export: --group-by columns and order, --test", .timeLimit(.minutes(1)))
+@Suite("uptake export: --group-by columns and order, --test", .timeLimit(.minutes(3)))
 struct ExportGroupingEndToEndTests {
   let days = Days()
 

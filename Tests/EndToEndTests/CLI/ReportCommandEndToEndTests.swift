@@ -19,7 +19,7 @@ import UptakeTestSupport
 /// u1: 3 installs saw it; 1 downloaded (33.3%), 2 chose later (66.7%), 1
 /// ignored (33.3%). u2 and u3 have no installs with an impression, so no
 /// rates. u1's funnel: 3 impressions, 1 download, 1 upgraded, median 27 h.
-@Suite("uptake report: the reports as tables for a person", .timeLimit(.minutes(1)))
+@Suite("uptake report: the reports as tables for a person", .timeLimit(.minutes(3)))
 struct ReportCommandEndToEndTests {
   let days = Days()
 

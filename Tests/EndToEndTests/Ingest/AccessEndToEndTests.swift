@@ -5,7 +5,7 @@ import UptakeTestSupport
 /// Who may do what: the ingest key ships in every copy of the app, so it
 /// must read nothing; the read key must write nothing; and no key of one app
 /// may reach another app's data.
-@Suite("uptaked access by key", .timeLimit(.minutes(1)))
+@Suite("uptaked access by key", .timeLimit(.minutes(3)))
 struct AccessEndToEndTests {
   static let reports = [
     "/v1/updates", "/v1/updates/u1", "/v1/updates/u1/funnel", "/v1/report",

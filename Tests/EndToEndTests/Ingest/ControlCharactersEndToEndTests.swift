@@ -7,7 +7,7 @@ import UptakeTestSupport
 /// is refused whole with a 400, before routing and before the key is looked
 /// at, so a key followed by junk never authenticates and `a%00b` is never
 /// read as `a`. Sent over a bare socket: URLSession refuses to send them.
-@Suite("uptaked refuses control characters", .timeLimit(.minutes(1)))
+@Suite("uptaked refuses control characters", .timeLimit(.minutes(3)))
 struct ControlCharactersEndToEndTests {
   private static func get(
     _ fixture: DaemonFixture, _ target: String, headers: [String] = []

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import UptakeTestSupport
 
-@Suite("uptaked ingest over HTTP", .timeLimit(.minutes(1)))
+@Suite("uptaked ingest over HTTP", .timeLimit(.minutes(3)))
 struct IngestEndToEndTests {
   @Test("POST /v1/events stores valid events and answers with counts and rejections")
   func happyPath() throws {

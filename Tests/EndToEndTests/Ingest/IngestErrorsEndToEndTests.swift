@@ -4,7 +4,7 @@ import UptakeTestSupport
 
 /// Every whole-request failure of the contract's table that a client can
 /// cause, against one daemon; none of them may store anything.
-@Suite("uptaked refuses bad requests as a whole", .timeLimit(.minutes(1)))
+@Suite("uptaked refuses bad requests as a whole", .timeLimit(.minutes(3)))
 struct IngestErrorsEndToEndTests {
   struct Refusal {
     let name: String
@@ -164,7 +164,7 @@ struct ErrorBody {
   }
 }
 
-@Suite("uptaked's body size limit of 1 MiB as sent", .timeLimit(.minutes(1)))
+@Suite("uptaked's body size limit of 1 MiB as sent", .timeLimit(.minutes(3)))
 struct BodySizeEndToEndTests {
   /// A valid body of exactly `bytes` bytes: one event, padded at the top level.
   static func body(bytes: Int) -> Data {
@@ -209,7 +209,7 @@ struct BodySizeEndToEndTests {
   }
 }
 
-@Suite("a request refused from its head alone", .timeLimit(.minutes(1)))
+@Suite("a request refused from its head alone", .timeLimit(.minutes(3)))
 struct EarlyRefusalEndToEndTests {
   @Test("its body is still read, so a client sending it slowly gets its 413 or 401, not a reset")
   func bodyReadBeforeTheAnswer() throws {

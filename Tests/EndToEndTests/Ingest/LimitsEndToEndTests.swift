@@ -227,7 +227,7 @@ func peakResidentBytes(_ pid: Int32) throws -> Int {
   return kibibytes * 1024
 }
 
-@Suite("uptaked report time limit", .timeLimit(.minutes(1)))
+@Suite("uptaked report time limit", .timeLimit(.minutes(3)))
 struct ReportTimeLimitEndToEndTests {
   @Test("a report of more rows than --max-report-rows is answered 413, before it is built whole")
   func reportRowsCapped() throws {

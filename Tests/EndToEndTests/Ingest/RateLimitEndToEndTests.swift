@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import UptakeTestSupport
 
-@Suite("uptaked rate limits", .timeLimit(.minutes(1)))
+@Suite("uptaked rate limits", .timeLimit(.minutes(3)))
 struct RateLimitEndToEndTests {
   static let limited =
     #"{"error":{"code":"rate_limited","message":"too many requests; retry later"}}"#

@@ -4,7 +4,7 @@ import UptakeTestSupport
 
 /// A 200 on ingest promises the events are stored: they must survive the
 /// daemon stopping, orderly or not.
-@Suite("Acknowledged events survive a restart", .timeLimit(.minutes(1)))
+@Suite("Acknowledged events survive a restart", .timeLimit(.minutes(3)))
 struct DurabilityEndToEndTests {
   /// Three batches of ten events, ids `b<batch>-<n>`.
   private let batches = (0..<3).map { batch in

@@ -5,7 +5,7 @@ import UptakeTestSupport
 /// Who may read the files Uptake writes: the database holds install ids and
 /// key hashes, so what Uptake creates is its owner's alone, while a mode or
 /// owner the operator chose stays as chosen.
-@Suite("File modes: new database files 0600, an operator's modes kept", .timeLimit(.minutes(1)))
+@Suite("File modes: new database files 0600, an operator's modes kept", .timeLimit(.minutes(3)))
 struct FileModesEndToEndTests {
   let days = Days()
 

@@ -5,7 +5,7 @@ import UptakeTestSupport
 /// `/metrics` against a client that sends whatever method and path it
 /// likes: every label value comes from a fixed set, so the exposition stays
 /// valid and its size bounded however many odd requests arrive.
-@Suite("uptaked /metrics under odd methods and paths", .timeLimit(.minutes(1)))
+@Suite("uptaked /metrics under odd methods and paths", .timeLimit(.minutes(3)))
 struct MetricsLabelsEndToEndTests {
   static let methods: Set = ["GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH", "other"]
   static let routes: Set = [

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import UptakeTestSupport
 
-@Suite("uptaked metrics and logs", .timeLimit(.minutes(1)))
+@Suite("uptaked metrics and logs", .timeLimit(.minutes(3)))
 struct ObservabilityEndToEndTests {
   @Test("/metrics: requests by route and status, events by outcome, commit histograms, WAL size")
   func metrics() throws {

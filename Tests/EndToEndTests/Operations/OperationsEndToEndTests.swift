@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import UptakeTestSupport
 
-@Suite("uptaked health, readiness and metrics", .timeLimit(.minutes(1)))
+@Suite("uptaked health, readiness and metrics", .timeLimit(.minutes(3)))
 struct OperationsEndToEndTests {
   @Test("/healthz and /readyz answer 200 without a key")
   func probes() throws {

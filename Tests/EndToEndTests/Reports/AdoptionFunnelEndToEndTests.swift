@@ -26,7 +26,7 @@ import UptakeTestSupport
 /// Adoption: D2 has installs i1..i4: 0.9.0 {i4}, 1.0.0 {i1, i2, i3},
 /// 1.1.0 {i1}; D1 has i2 and i3: 1.9.0 {i2}, 1.10.0 {i3} (plus i5 on 1.9.0
 /// when test events count).
-@Suite("GET /v1/adoption and /v1/updates/{id}/funnel", .timeLimit(.minutes(1)))
+@Suite("GET /v1/adoption and /v1/updates/{id}/funnel", .timeLimit(.minutes(3)))
 struct AdoptionFunnelEndToEndTests {
   let days = Days()
 

@@ -16,15 +16,17 @@ struct AnswerBacklogEndToEndTests {
     let fixture = try DaemonFixture(arguments: ["--max-answer-backlog", "1024"])
     defer { fixture.tearDown() }
     let client = HTTPClient(timeout: 60)
-    // 60 updates by 1,000 versions, with long names: 60,000 rows of CSV,
-    // some 7 MB, more than the kernel's socket buffers (4 MiB at most here)
-    // take off the daemon's hands.
-    let padding = String(repeating: "x", count: 50)
-    let events = (0..<60_000).map {
+    // 32 updates by 1,000 versions and OS versions, every name as long as
+    // the contract allows: 32,000 rows of CSV, some 4.7 MB, more than the
+    // kernel's socket buffers (4 MiB at most here) take off the daemon.
+    func padded(_ text: String, to length: Int) -> String {
+      text + String(repeating: "x", count: length - text.count)
+    }
+    let events = (0..<32_000).map {
       eventJSON(
-        updateId: "update-\($0 / 1_000)-\(padding)",
-        appVersion: "1.\($0 % 1_000).0-\(padding.prefix(20))",
-        installId: "i\($0)")
+        updateId: padded("u\($0 / 1_000)-", to: 64),
+        appVersion: padded("1.\($0 % 1_000).0-", to: 32),
+        installId: "i\($0)", osVersion: padded("17.\($0 % 1_000)-", to: 32))
     }
     for start in stride(from: 0, to: events.count, by: 1_000) {
       let stored = try client.postJSON(
@@ -32,7 +34,7 @@ struct AnswerBacklogEndToEndTests {
         batchJSON(Array(events[start..<min(events.count, start + 1_000)])))
       try #require(stored.status == 200)
     }
-    let path = "/v1/report?groupBy=date,updateId,appVersion&format=csv"
+    let path = "/v1/report?groupBy=date,updateId,appVersion,osVersion&format=csv"
 
     // Asks for it and reads nothing, through a receive buffer of 4 KiB.
     let reader = try RawConnection(port: fixture.daemon.port, receiveBuffer: 4096)
@@ -54,7 +56,7 @@ struct AnswerBacklogEndToEndTests {
       ).status == 200, "ingest goes on")
 
     let (text, closed) = reader.readUntilClosed(timeout: 30)
-    #expect(closed && text.contains("update-59-"), "the slow reader gets its whole answer")
+    #expect(closed && text.contains("u31-"), "the slow reader gets its whole answer")
     var status = 0
     for _ in 0..<50 where status != 200 {
       status = try client.get(fixture.daemon.url("/v1/updates"), key: fixture.readKey).status

@@ -15,7 +15,7 @@ import UptakeTestSupport
 ///
 /// The versions are chosen so that text order and version order disagree
 /// (`1.10.0` > `1.9.0`, `17.10` > `17.4`).
-@Suite("GET /v1/report: events and installs grouped by keys", .timeLimit(.minutes(1)))
+@Suite("GET /v1/report: events and installs grouped by keys", .timeLimit(.minutes(3)))
 struct GroupedReportEndToEndTests {
   let days = Days()
 

@@ -8,7 +8,7 @@ import UptakeTestSupport
 /// JSON body conforms to the documented schema. tools/schemathesis does the
 /// same with generated input; these are the answers generated input rarely
 /// reaches (stored data with nulls, rejections, every refusal).
-@Suite("schema/openapi.json describes what uptaked answers", .timeLimit(.minutes(1)))
+@Suite("schema/openapi.json describes what uptaked answers", .timeLimit(.minutes(3)))
 struct OpenAPIConformanceEndToEndTests {
   /// One request, and the documented operation it exercises.
   struct Exchange {

@@ -12,7 +12,7 @@ import UptakeTestSupport
 ///     D1 10:00  u1 impression  (no install)
 ///     D1 11:00  u1 impression  i3   test
 ///     D1 12:00  u2 ignore      i1
-@Suite("uptaked reports over HTTP", .timeLimit(.minutes(1)))
+@Suite("uptaked reports over HTTP", .timeLimit(.minutes(3)))
 struct ReportsEndToEndTests {
   let days = Days()
 

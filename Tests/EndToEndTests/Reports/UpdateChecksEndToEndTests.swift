@@ -21,7 +21,7 @@ private func configurationJSON(iosLatest: String = "2.1.0") -> String {
   """
 }
 
-@Suite("update checks with the real daemon and CLI", .timeLimit(.minutes(1)))
+@Suite("update checks with the real daemon and CLI", .timeLimit(.minutes(3)))
 struct UpdateChecksEndToEndTests {
   private func put(_ fixture: DaemonFixture, _ text: String, app: String = "default") throws
     -> CommandResult

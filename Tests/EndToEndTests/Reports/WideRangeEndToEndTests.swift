@@ -6,7 +6,7 @@ import UptakeTestSupport
 /// name, 0000-01-01 to 9999-12-31. Every report and export answers it as
 /// it answers the days that hold events.
 @Suite(
-  "Reports over 0000-01-01..9999-12-31 answer as over the stored days", .timeLimit(.minutes(1)))
+  "Reports over 0000-01-01..9999-12-31 answer as over the stored days", .timeLimit(.minutes(3)))
 struct WideRangeEndToEndTests {
   let days = Days()
   static let widest = "from=0000-01-01&to=9999-12-31"
