@@ -227,8 +227,8 @@ func peakResidentBytes(_ pid: Int32) throws -> Int {
   return kibibytes * 1024
 }
 
-@Suite("uptaked report time limit", .timeLimit(.minutes(3)))
-struct ReportTimeLimitEndToEndTests {
+@Suite("uptaked report bounds: rows and time", .timeLimit(.minutes(3)))
+struct ReportBoundsEndToEndTests {
   @Test("a report of more rows than --max-report-rows is answered 413, before it is built whole")
   func reportRowsCapped() throws {
     let fixture = try DaemonFixture(arguments: ["--max-report-rows", "5"])
