@@ -76,6 +76,7 @@ public final class Service: @unchecked Sendable {
       workers: ReportWorkers(concurrency: configuration.readConnections), logger: logger,
       timeLimitSeconds: configuration.serverLimits.reportTimeLimitSeconds,
       maxRows: configuration.serverLimits.maxReportRows,
+      maxInstalls: configuration.serverLimits.maxReportInstalls,
       maxAnswerBacklogBytes: configuration.serverLimits.maxAnswerBacklogBytes)
     let serverBox = ServerBox()
     let operations = OperationsHandlers(

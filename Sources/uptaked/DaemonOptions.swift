@@ -54,6 +54,9 @@ struct DaemonOptions {
                            503 (default 30)
       --max-report-rows N  answer 413 rather than a report of more rows (groups;
                            default 100000)
+      --max-report-installs N
+                           answer 413 rather than hold more distinct installs
+                           in one report (a funnel's cohort; default 1000000)
       --max-answer-backlog KIB
                            answer reports 503 while answers of more KiB wait
                            for slow readers (default 131072)
@@ -126,6 +129,8 @@ struct DaemonOptions {
       configuration.serverLimits.reportTimeLimitSeconds = try arguments.seconds(flag)
     case "--max-report-rows":
       configuration.serverLimits.maxReportRows = max(1, try arguments.number(flag))
+    case "--max-report-installs":
+      configuration.serverLimits.maxReportInstalls = max(1, try arguments.number(flag))
     case "--max-answer-backlog":
       configuration.serverLimits.maxAnswerBacklogBytes = max(1, try arguments.number(flag)) << 10
     case "--max-db-size":

@@ -13,6 +13,8 @@ struct ReportHandlers: Sendable {
   var timeLimitSeconds = ServerLimits().reportTimeLimitSeconds
   /// A report holding more rows than this is answered 413.
   var maxRows = ServerLimits().maxReportRows
+  /// A report holding more distinct installs than this is answered 413.
+  var maxInstalls = ServerLimits().maxReportInstalls
   /// While answers of more bytes than this wait for slow readers, reports
   /// are answered 503.
   var maxAnswerBacklogBytes = ServerLimits().maxAnswerBacklogBytes
@@ -40,7 +42,9 @@ struct ReportHandlers: Sendable {
   /// `GET /v1/updates`: every update with events in the range.
   func updates(_ request: Request) -> Response {
     run(request) { (parameters, app, database) throws(StoreError) -> Response in
-      let updates = try ReportQueries(database: database, maxRows: maxRows).updates(
+      let updates = try ReportQueries(
+        database: database, maxRows: maxRows, maxInstalls: maxInstalls
+      ).updates(
         appNo: app.appNo, range: parameters.range, test: parameters.test)
       let configuration = try UpdateConfigStore.live(appNo: app.appNo, in: database)?
         .configuration
@@ -63,8 +67,9 @@ struct ReportHandlers: Sendable {
   /// lists the days.
   func update(_ request: Request) -> Response {
     withUpdateId(request) { (updateId, parameters, app, database) throws(StoreError) -> Response in
-      let detail = try ReportQueries(database: database, maxRows: maxRows).update(
-        appNo: app.appNo, updateId: updateId, range: parameters.range, test: parameters.test)
+      let detail = try ReportQueries(database: database, maxRows: maxRows, maxInstalls: maxInstalls)
+        .update(
+          appNo: app.appNo, updateId: updateId, range: parameters.range, test: parameters.test)
       var days = ReportTable(columns: ["date"] + Action.allCases.map(\.name))
       for day in detail.days {
         days.append(
@@ -104,10 +109,11 @@ struct ReportHandlers: Sendable {
   /// download to a higher version.
   func funnel(_ request: Request) -> Response {
     withUpdateId(request) { (updateId, parameters, app, database) throws(StoreError) -> Response in
-      let funnel = try ReportQueries(database: database, maxRows: maxRows).funnel(
-        appNo: app.appNo, updateId: updateId, range: parameters.range, test: parameters.test,
-        targetVersion: UpdateConfigStore.latestVersion(
-          appNo: app.appNo, updateId: updateId, in: database))
+      let funnel = try ReportQueries(database: database, maxRows: maxRows, maxInstalls: maxInstalls)
+        .funnel(
+          appNo: app.appNo, updateId: updateId, range: parameters.range, test: parameters.test,
+          targetVersion: UpdateConfigStore.latestVersion(
+            appNo: app.appNo, updateId: updateId, in: database))
       var table = ReportTable(
         columns: ["impressions", "downloads", "upgraded", "medianHoursToUpgrade"])
       table.append([
@@ -136,9 +142,10 @@ struct ReportHandlers: Sendable {
       granularity = parsed
     }
     return run(request) { (parameters, app, database) throws(StoreError) -> Response in
-      let rows = try ReportQueries(database: database, maxRows: maxRows).grouped(
-        appNo: app.appNo, keys: keys, granularity: granularity, range: parameters.range,
-        test: parameters.test)
+      let rows = try ReportQueries(database: database, maxRows: maxRows, maxInstalls: maxInstalls)
+        .grouped(
+          appNo: app.appNo, keys: keys, granularity: granularity, range: parameters.range,
+          test: parameters.test)
       var table = ReportTable(columns: keys.map(\.rawValue) + ["events", "installs"])
       for row in rows {
         table.append(row.keys.map { .text($0) } + [.count(row.events), .count(row.installs)])
@@ -151,8 +158,9 @@ struct ReportHandlers: Sendable {
   /// of the day's installs.
   func adoption(_ request: Request) -> Response {
     run(request) { (parameters, app, database) throws(StoreError) -> Response in
-      let rows = try ReportQueries(database: database, maxRows: maxRows).adoption(
-        appNo: app.appNo, range: parameters.range, test: parameters.test)
+      let rows = try ReportQueries(database: database, maxRows: maxRows, maxInstalls: maxInstalls)
+        .adoption(
+          appNo: app.appNo, range: parameters.range, test: parameters.test)
       var table = ReportTable(columns: ["date", "appVersion", "installs", "share"])
       for row in rows {
         table.append([
@@ -224,6 +232,12 @@ struct ReportHandlers: Sendable {
       }
       if error.isUnavailable {
         return APIError.unavailable("storage busy", retryAfterSeconds: 1).response
+      }
+      if case .reportTooManyInstalls(let maxInstalls) = error {
+        return APIError.payloadTooLarge(
+          "the report holds more than \(maxInstalls) distinct installs at once;"
+            + " ask for a shorter range"
+        ).response
       }
       if case .reportTooLarge(let maxRows) = error {
         return APIError.payloadTooLarge(

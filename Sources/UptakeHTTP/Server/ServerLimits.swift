@@ -39,6 +39,13 @@ public struct ServerLimits: Sendable {
   /// rows is about 20 MB of JSON, far past any chart, and a year of days
   /// by 50 updates by 4 actions still fits.
   public var maxReportRows = 100_000
+  /// The most distinct installs a report holds in memory (a funnel's
+  /// cohort, an update's installs by action); past it, 413. A funnel keeps
+  /// 100 to 200 bytes an install, and anyone with the ingest key can post
+  /// millions of installIds: a million is at most about 200 MB, two at once
+  /// (one app's share of the report workers) still inside the shipped
+  /// unit's 512 MiB.
+  public var maxReportInstalls = 1_000_000
   /// Bytes of answers still being sent (to slow readers) past which reports
   /// are answered 503 until they drain (`AnswerMemory`): 128 MiB leaves
   /// room under the shipped unit's 512 MiB for everything else.

@@ -38,10 +38,16 @@ extension ReportQueries {
       WHERE app_no = ? AND day BETWEEN ? AND ? AND is_test IN (0, 1)
       """)
     try bindScope(members, appNo: appNo, from: range.fromDay, through: range.toDay)
+    var held = 0
     while try members.step() {
       add(members.int64(0), members.string(1), members.int64(2))
-      try checkSize(versionMembers.count)
+      held += 1
+      if held & 1023 == 0 {
+        try checkSize(versionMembers.count)
+        try checkInstalls(activeMembers.values.reduce(0) { $0 + $1.count })
+      }
     }
+    try checkSize(versionMembers.count)
     for key in tailSeen { add(key.day, key.appVersion, key.installKey) }
     return AdoptionCounts(
       versions: versionMembers.mapValues(\.count), active: activeMembers.mapValues(\.count))

@@ -20,7 +20,8 @@ extension ReportQueries {
     let target = targetVersion.flatMap(Version.init)
     return try database.read { () throws(StoreError) -> FunnelResult in
       var cohort = try FunnelCohort(
-        database, appNo: appNo, updateId: updateId, range: range, test: test, target: target)
+        database, appNo: appNo, updateId: updateId, range: range, test: test, target: target,
+        queries: self)
       try cohort.addImpressions()
       try cohort.addDownloads()
       try cohort.addUpgradesFromTimelines()
@@ -130,12 +131,15 @@ private struct FunnelCohort {
   let unfolded: [Int64: [RollupEvent]]
   var upgrades: UpgradeRule
   var installs: InstallMap<InstallSteps>
+  /// The report's limits (`ReportQueries.checkInstalls`).
+  let queries: ReportQueries
 
   init(
     _ database: Database, appNo: Int64, updateId: String, range: DayRange, test: TestFilter,
-    target: Version?
+    target: Version?, queries: ReportQueries
   ) throws(StoreError) {
     self.database = database
+    self.queries = queries
     self.appNo = appNo
     self.updateId = updateId
     self.range = range
@@ -146,7 +150,10 @@ private struct FunnelCohort {
       database, appNo: appNo, updateId: updateId, range: range, test: test)
     firstDay = span.days?.first ?? 1
     lastDay = span.days?.last ?? 0
-    installs = InstallMap(capacity: max(1 << 12, span.impressionInstalls))
+    // The daily counts overcount installs seen on several days: sized for
+    // at most the limit, the map grows past it only to be refused.
+    installs = InstallMap(
+      capacity: max(1 << 12, min(span.impressionInstalls, queries.maxInstalls ?? .max)))
   }
 
   /// The test flags the filter admits, as `InstallSteps.settledFlags` bits.
@@ -216,6 +223,7 @@ private struct FunnelCohort {
           addImpression(install, at: ts, version: upgrades.versions.number(version))
         }
       }
+      try queries.checkInstalls(installs.count)
     }
     impressions.reset()
     for (install, events) in unfolded {
@@ -224,6 +232,7 @@ private struct FunnelCohort {
           install, at: event.timestampMs, version: upgrades.versions.number(event.appVersion))
       }
     }
+    try queries.checkInstalls(installs.count)
   }
 
   /// Keeps each install's earliest impression, and at one time the lowest

@@ -9,10 +9,22 @@ public struct ReportQueries {
   /// posting with the public key chooses how many distinct values there
   /// are, and a report of a million groups held gigabytes (issue 25).
   let maxRows: Int?
+  /// The most distinct installs a report may hold in memory at once, nil
+  /// for no limit: a funnel keeps about a hundred bytes an install, and
+  /// anyone with the public key can post millions of installIds.
+  let maxInstalls: Int?
 
-  public init(database: Database, maxRows: Int? = nil) {
+  public init(database: Database, maxRows: Int? = nil, maxInstalls: Int? = nil) {
     self.database = database
     self.maxRows = maxRows
+    self.maxInstalls = maxInstalls
+  }
+
+  /// Throws once a report holds more than `maxInstalls` installs.
+  func checkInstalls(_ installs: Int) throws(StoreError) {
+    if let maxInstalls, installs > maxInstalls {
+      throw .reportTooManyInstalls(maxInstalls: maxInstalls)
+    }
   }
 
   /// Throws once a report holds more than `maxRows` groups, or has run past

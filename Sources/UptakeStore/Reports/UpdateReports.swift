@@ -77,6 +77,7 @@ extension ReportQueries {
         members.withBlob(1) { blob in
           Int64.forEachPacked(in: blob) { installs[action].insert($0) }
         }
+        try checkInstalls(installs[action].count)
       }
 
       let tail = try RollupTail.load(database, appNo: appNo)
@@ -88,6 +89,7 @@ extension ReportQueries {
         events[key.action.rawValue] += bucket.events
         if let members = tail.dailyInstalls[key] {
           for install in members.keys { installs[key.action.rawValue].insert(install) }
+          try checkInstalls(installs[key.action.rawValue].count)
         }
       }
       let actions = Action.allCases.map {

@@ -9,6 +9,9 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
   case conflict(String)
   /// A report would answer more rows than its limit (`ReportQueries.maxRows`).
   case reportTooLarge(maxRows: Int)
+  /// A report would hold more distinct installs than its limit
+  /// (`ReportQueries.maxInstalls`).
+  case reportTooManyInstalls(maxInstalls: Int)
 
   /// True when the database cannot take writes right now, but may later:
   /// disk full, read-only, locked by another process, or an I/O error.
@@ -45,6 +48,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
       return what
     case .reportTooLarge(let maxRows):
       return "the report holds more than \(maxRows) rows"
+    case .reportTooManyInstalls(let maxInstalls):
+      return "the report holds more than \(maxInstalls) installs"
     }
   }
 }

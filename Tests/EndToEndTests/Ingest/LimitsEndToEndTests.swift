@@ -227,7 +227,7 @@ func peakResidentBytes(_ pid: Int32) throws -> Int {
   return kibibytes * 1024
 }
 
-@Suite("uptaked report bounds: rows and time", .timeLimit(.minutes(3)))
+@Suite("uptaked report bounds: rows, installs and time", .timeLimit(.minutes(3)))
 struct ReportBoundsEndToEndTests {
   @Test("a report of more rows than --max-report-rows is answered 413, before it is built whole")
   func reportRowsCapped() throws {
@@ -258,6 +258,32 @@ struct ReportBoundsEndToEndTests {
         try client.get(fixture.daemon.url(path), key: fixture.readKey).status == 200, "\(path)")
     }
     #expect(!fixture.daemon.log.contains("level=error"), "a refused report is not an error")
+  }
+
+  @Test("a report holding more installs than --max-report-installs is answered 413")
+  func reportInstallsCapped() throws {
+    let fixture = try DaemonFixture(arguments: ["--max-report-installs", "5"])
+    defer { fixture.tearDown() }
+    let client = HTTPClient()
+    // Six installs see u1's prompt, five see u2's.
+    let stored = try client.postJSON(
+      fixture.daemon.url("/v1/events"), key: fixture.ingestKey,
+      batchJSON(
+        (0..<6).map { eventJSON(updateId: "u1", installId: "i\($0)") }
+          + (0..<5).map { eventJSON(updateId: "u2", installId: "i\($0)") }))
+    try #require(stored.status == 200)
+
+    for path in ["/v1/updates/u1", "/v1/updates/u1/funnel"] {
+      let report = try client.get(fixture.daemon.url(path), key: fixture.readKey)
+      #expect(report.status == 413, "\(path): \(report.text)")
+      #expect(
+        ErrorBody(report.body)?.message.contains("more than 5 distinct installs") == true,
+        "\(path)")
+    }
+    for path in ["/v1/updates/u2", "/v1/updates/u2/funnel"] {
+      #expect(
+        try client.get(fixture.daemon.url(path), key: fixture.readKey).status == 200, "\(path)")
+    }
   }
 
   @Test("a report past --report-timeout is stopped and answered 503; ingest goes on")
