@@ -19,9 +19,40 @@ struct TextNumbering {
   private var slots = [Int32](repeating: 0, count: 64)
   /// Keyed per process: the texts are the clients' (`SlotHash`).
   private let hash = SlotHash.process
+  /// Texts of at most 16 bytes (versions, most update ids) looked up
+  /// lately, direct-mapped by their bytes: a hit skips the keyed hash,
+  /// which a funnel paid for every impression. A cache and not a table, so
+  /// crafted texts can only make it miss.
+  private var recent = [RecentText](repeating: RecentText(), count: 256)
+
+  private struct RecentText {
+    var low: UInt64 = 0
+    var high: UInt64 = 0
+    var length = -1
+    var number: Int32 = 0
+  }
 
   /// The number of `text`, given as UTF-8 bytes; new texts get the next one.
   mutating func number(_ text: UnsafeBufferPointer<UInt8>) -> Int32 {
+    guard text.count <= 16, let base = text.baseAddress else { return numberByHash(text) }
+    var (low, high): (UInt64, UInt64) = (0, 0)
+    for index in 0..<text.count {
+      let byte = UInt64(base[index]) << (8 * UInt64(index & 7))
+      if index < 8 { low |= byte } else { high |= byte }
+    }
+    let mixed =
+      (low ^ (high &* 0x9E37_79B9_7F4A_7C15) ^ UInt64(text.count)) &* 0xBF58_476D_1CE4_E5B9
+    let index = Int(truncatingIfNeeded: mixed >> 56)
+    let cached = recent[index]
+    if cached.length == text.count && cached.low == low && cached.high == high {
+      return cached.number
+    }
+    let number = numberByHash(text)
+    recent[index] = RecentText(low: low, high: high, length: text.count, number: number)
+    return number
+  }
+
+  private mutating func numberByHash(_ text: UnsafeBufferPointer<UInt8>) -> Int32 {
     let mask = slots.count - 1
     var slot = hash.slot(text) & mask
     while slots[slot] != 0 {

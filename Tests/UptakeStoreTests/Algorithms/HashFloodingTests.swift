@@ -32,6 +32,13 @@ struct HashFloodingTests {
     #expect(numbering.texts == crafted)
     #expect(numbering.longestProbe <= Self.longestFairProbe, "\(numbering.longestProbe) slots")
     #expect(numbering.number(crafted[123]) == 123)
+    // Looked up again, through the cache of recent texts or past it, each
+    // keeps its number; longer texts skip the cache.
+    #expect(crafted.indices.allSatisfy { numbering.number(crafted[$0]) == Int32($0) })
+    let long = crafted.map { $0 + String(repeating: "-", count: 20) }
+    let numbers = long.map { numbering.number($0) }
+    #expect(numbers == long.indices.map { Int32(crafted.count + $0) })
+    #expect(long.indices.allSatisfy { numbering.number(long[$0]) == numbers[$0] })
   }
 
   @Test("dedup keys sharing the bits that chose their filter block stay told apart")
