@@ -76,10 +76,10 @@ final class DedupIndex {
   }
 
   /// Catches up with what other connections committed. Call inside a write
-  /// transaction, before any `contains`.
-  func synchronize(_ database: Database) throws(StoreError) {
+  /// transaction, before any `contains`, with the newest stored event's
+  /// seq (`Database.newestEventSeq`).
+  func synchronize(_ database: Database, newestSeq newest: Int64) throws(StoreError) {
     let merged = try Self.mergedSeq(database)
-    let newest = try database.scalarInt("SELECT max(seq) FROM events") ?? 0
     if merged != mergedThroughSeq {
       recent = RecentKeys(try Self.keys(database, after: merged, through: newest))
       frozen = []
@@ -161,7 +161,7 @@ final class DedupIndex {
   func mergeNextChunk(_ database: Database) throws(StoreError) {
     guard !frozen.isEmpty else { return }
     let finished = try database.write { () throws(StoreError) -> Bool in
-      try synchronize(database)
+      try synchronize(database, newestSeq: try database.newestEventSeq())
       // Another process merged meanwhile: synchronize dropped our merge.
       guard !frozen.isEmpty else { return false }
       let chunkSize = (frozen.count + Self.mergeChunks - 1) / Self.mergeChunks

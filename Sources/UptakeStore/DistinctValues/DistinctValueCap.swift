@@ -60,7 +60,7 @@ struct DistinctValueCap {
     // still one value.
     let foldedSeq = try RollupFolder.foldedSeq(database)
     try loadFolded(database)
-    let newest = try database.scalarInt("SELECT max(seq) FROM main.events") ?? 0
+    let newest = try database.newestEventSeq()
     let tailEvents = try addEvents(database, after: foldedSeq, through: newest)
     seenThroughSeq = newest
     return Loaded(
@@ -70,13 +70,13 @@ struct DistinctValueCap {
 
   /// Brings the values up to what is stored: loads them the first time,
   /// else adds what other processes stored since, and drops days that
-  /// left the window. Call inside the write transaction, before `admit`.
-  mutating func synchronize(_ database: Database) throws(StoreError) {
+  /// left the window. Call inside the write transaction, before `admit`,
+  /// with the newest stored event's seq (`Database.newestEventSeq`).
+  mutating func synchronize(_ database: Database, newestSeq newest: Int64) throws(StoreError) {
     guard let seen = seenThroughSeq else {
       try load(database)
       return
     }
-    let newest = try database.scalarInt("SELECT max(seq) FROM main.events") ?? 0
     if newest < seen {
       // The events went back (a restored file): start again from them.
       try load(database)

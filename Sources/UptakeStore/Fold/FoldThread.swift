@@ -100,7 +100,7 @@ final class FoldThread: @unchecked Sendable {
     (storedThroughSeq, foldedThroughSeq) = try database.read {
       () throws(StoreError) -> (Int64, Int64) in
       (
-        try database.scalarInt("SELECT max(seq) FROM main.events") ?? 0,
+        try database.newestEventSeq(),
         try RollupFolder.foldedSeq(database)
       )
     }

@@ -68,8 +68,10 @@ public final class EventInserter {
     -> [InsertOutcome]
   {
     try database.write { () throws(StoreError) -> [InsertOutcome] in
-      try dedup.synchronize(database)
-      try distinctValues.synchronize(database)
+      // Read once for both: each catches up to the events stored since.
+      let newest = try database.newestEventSeq()
+      try dedup.synchronize(database, newestSeq: newest)
+      try distinctValues.synchronize(database, newestSeq: newest)
       var outcomes: [InsertOutcome] = []
       outcomes.reserveCapacity(batches.count)
       let insert = try database.statement(

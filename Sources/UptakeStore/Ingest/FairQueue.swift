@@ -4,11 +4,31 @@
 /// single-event p99 to 5.6 s).
 struct FairQueue<Job> {
   /// Waiting jobs by app, each app's in arrival order, with their events.
-  private var waiting: [Int64: [(job: Job, events: Int)]] = [:]
+  private var waiting: [Int64: AppJobs] = [:]
   /// The apps with waiting jobs, in the order they take turns.
   private var turns: [Int64] = []
   private var eventsByApp: [Int64: Int] = [:]
   private(set) var events = 0
+
+  /// One app's jobs from `next` on: taken by moving `next`, not by
+  /// removing the first, which moved every job behind it each time.
+  private struct AppJobs {
+    var jobs: [(job: Job, events: Int)] = []
+    var next = 0
+
+    var first: (job: Job, events: Int) { jobs[next] }
+    var remaining: Int { jobs.count - next }
+
+    /// Moves past the next job; once the jobs taken are half the array,
+    /// drops them, so an app that never runs dry holds no batch it sent.
+    mutating func takeOne() {
+      next += 1
+      if next >= 64 && next * 2 >= jobs.count {
+        jobs.removeFirst(next)
+        next = 0
+      }
+    }
+  }
 
   var isEmpty: Bool { turns.isEmpty }
 
@@ -20,7 +40,7 @@ struct FairQueue<Job> {
 
   mutating func append(_ job: Job, appNo: Int64, events count: Int) {
     if waiting[appNo] == nil { turns.append(appNo) }
-    waiting[appNo, default: []].append((job, count))
+    waiting[appNo, default: AppJobs()].jobs.append((job, count))
     eventsByApp[appNo, default: 0] += count
     events += count
   }
@@ -37,13 +57,15 @@ struct FairQueue<Job> {
         skipped.append(turns.removeFirst())
         continue
       }
-      let next = waiting[appNo]![0]
+      // Read through the dictionary, not a copy: a copy would share the
+      // array and make `takeOne`'s compaction copy it.
+      let next = waiting[appNo]!.first
       guard taken.isEmpty || takenEvents + next.events <= maxEvents else { break }
       turns.removeFirst()
-      waiting[appNo]!.removeFirst()
-      if waiting[appNo]!.isEmpty {
+      if waiting[appNo]!.remaining == 1 {
         waiting[appNo] = nil
       } else {
+        waiting[appNo]!.takeOne()
         turns.append(appNo)
       }
       eventsByApp[appNo]! -= next.events

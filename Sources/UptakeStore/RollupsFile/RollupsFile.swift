@@ -160,7 +160,7 @@ public enum RollupsFile {
         "SELECT value FROM rollups.fold_state WHERE name = '\(databaseIdName)'")
       guard owner == databaseId else { return "the rollups file belongs to another database" }
       let folded = try RollupFolder.foldedSeq(database)
-      let stored = try database.scalarInt("SELECT max(seq) FROM main.events") ?? 0
+      let stored = try database.newestEventSeq()
       guard folded <= stored else {
         return "the rollups file has folded events the events file does not have"
       }

@@ -29,6 +29,19 @@ struct FairQueueTests {
     #expect(queue.take(maxEvents: 1_000) { _ in true } == ["a2"])
   }
 
+  @Test("hundreds of one app's jobs, taken a few at a time past the compaction, keep their order")
+  func longRun() {
+    var queue = FairQueue<Int>()
+    for job in 0..<300 { queue.append(job, appNo: 1, events: 1) }
+    var taken: [Int] = []
+    while !queue.isEmpty {
+      taken += queue.take(maxEvents: 7) { _ in true }
+      if taken.count == 140 { queue.append(1_000, appNo: 1, events: 1) }
+    }
+    #expect(taken == Array(0..<300) + [1_000])
+    #expect(queue.events == 0 && queue.events(of: 1) == 0)
+  }
+
   @Test("an app's unfolded events are its commits the fold has not passed")
   func unfolded() {
     var unfolded = UnfoldedByApp()
