@@ -341,7 +341,10 @@ private struct FunnelCohort {
       guard steps.downloadTs != .max, steps.settledFlags != admittedFlags else { return }
       pending.append((install, steps))
     }
-    let withTestEvents = try test == .include ? installsWithTestEvents() : InstallSet()
+    let firstDownloadDay = pending.lazy.map { Timestamp.dayNumber(ms: $0.steps.downloadTs) }.min()
+    let withTestEvents =
+      try test == .include && firstDownloadDay != nil
+      ? installsWithTestEvents(from: firstDownloadDay!) : InstallSet()
     for (install, var steps) in pending {
       for flag: UInt8 in [1, 2] where admittedFlags & flag != 0 && steps.settledFlags & flag == 0 {
         // Under test=include most downloaders have no test events at all.
@@ -369,18 +372,21 @@ private struct FunnelCohort {
     }
   }
 
-  /// The installs with a folded test event on the funnel's days, from the
-  /// test buckets' packed members: test traffic is small, and a lookup of
-  /// the test timeline of every downloader made `test=include` funnels of
-  /// a busy update three times slower.
-  private func installsWithTestEvents() throws(StoreError) -> InstallSet {
+  /// The installs with a folded test event from `fromDay` to the range's
+  /// end, from the test buckets' packed members: test traffic is small, and
+  /// a lookup of the test timeline of every downloader made `test=include`
+  /// funnels of a busy update three times slower. `fromDay` is the
+  /// earliest download's day, not the update's first folded day: a download
+  /// not folded yet can come before every folded event of the update, and
+  /// its upgrade (an event of any update) with it.
+  private func installsWithTestEvents(from fromDay: Int64) throws(StoreError) -> InstallSet {
     let members = try database.statement(
       """
       SELECT packed FROM daily_install_chunks
       WHERE app_no = ? AND is_test = 1 AND day BETWEEN ? AND ?
       """)
     try members.bind(1, appNo)
-    try members.bind(2, firstDay)
+    try members.bind(2, fromDay)
     try members.bind(3, range.toDay)
     var found = InstallSet()
     while try members.step() {

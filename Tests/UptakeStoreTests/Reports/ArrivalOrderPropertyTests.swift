@@ -200,6 +200,28 @@ struct ArrivalOrderPropertyTests {
     ).check()
   }
 
+  @Test("a download not folded yet, before the update's folded days, upgraded by a test event")
+  func unfoldedDownloadBeforeTheFoldedDays() throws {
+    // a was shown and downloaded on the first day, and its only sign of
+    // 2.0 is a test event of another update the next day; b was shown on
+    // the third. Orders that fold b's and the test event before a's arrive
+    // leave a's download unfolded, before every folded day of U: the test
+    // event must still be found (seed 13533067189854282803 found this).
+    try HandWrittenArrivals(
+      [
+        Self.event("imp", .impression, "1.0", "10:00"),
+        Self.event("dl", .download, "1.0", "10:05"),
+        Self.event("test-2.0", .later, "2.0", "d1 10:00", update: "V", isTest: true),
+        Self.event("imp-b", .impression, "1.0", "d2 10:00", install: "b"),
+      ], range: Self.range,
+      funnels: [
+        ("U", nil, .include, Self.figures(2, 1, 1, 24)),
+        ("U", "2.0", .include, Self.figures(2, 1, 1, 24)),
+        ("U", nil, .exclude, Self.figures(2, 1, 0, nil)),
+      ]
+    ).check()
+  }
+
   @Test("downloads before and after the first impression on one day: the first after it counts")
   func downloadsAroundTheImpression() throws {
     // a downloaded at 08:00 (before the prompt: not the funnel's), was
