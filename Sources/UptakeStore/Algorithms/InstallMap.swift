@@ -17,8 +17,7 @@ struct InstallMap<Value> {
   private var shift: Int
 
   init(capacity: Int = 16) {
-    var slots = 16
-    while slots < capacity * 2 { slots *= 2 }
+    let slots = Self.slotCount(forCapacity: capacity)
     keys = [Int64](repeating: 0, count: slots)
     values = [Value?](repeating: nil, count: slots)
     shift = 64 - slots.trailingZeroBitCount
@@ -62,6 +61,26 @@ struct InstallMap<Value> {
     }
     let slot = find(key)
     if keys[slot] != 0 { body(&values[slot]!) }
+  }
+
+  /// The number of slots: what the map holds without growing is half.
+  var slotCount: Int { keys.count }
+
+  /// The slots of a map made for `capacity` keys.
+  static func slotCount(forCapacity capacity: Int) -> Int {
+    var slots = 16
+    while slots < capacity * 2 { slots *= 2 }
+    return slots
+  }
+
+  /// Empties the map and keeps its slots, for another query to fill
+  /// without paying for fresh memory: the kernel zeroing a new map's pages
+  /// as they were first touched was a tenth of a funnel. Only the keys are
+  /// cleared; a value is read only where its slot holds a key.
+  mutating func removeAll() {
+    keys.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
+    zeroKeyValue = nil
+    count = 0
   }
 
   /// Sets the value of `key`.
@@ -125,3 +144,6 @@ extension InstallMap where Value == Void {
 
   func contains(_ key: Int64) -> Bool { self[key] != nil }
 }
+
+/// A map moves between threads only whole (a funnel's, kept for the next).
+extension InstallMap: Sendable where Value: Sendable {}

@@ -33,6 +33,29 @@ extension Array {
   }
 }
 
+extension Array {
+  /// Moves into `position` the element a sort would put there, with
+  /// nothing before it after it and nothing after it before it: an
+  /// introselect (the sort's partitions, following only the side that
+  /// holds `position`, heapsort past the same depth). A median needs this
+  /// and not a sort, which was a twentieth of a funnel.
+  mutating func selectUnstably<Order: UnstableSortOrder>(
+    _ position: Int, by order: Order.Type, depthLimit: Int? = nil
+  ) where Order.Element == Element {
+    precondition(indices.contains(position), "selecting outside the array")
+    var depth = 0
+    var halvings = count
+    while halvings > 0 {
+      depth += 2
+      halvings >>= 1
+    }
+    let limit = depthLimit ?? depth
+    withUnsafeMutableBufferPointer { elements in
+      Introsort<Order>(elements: elements).select(position, 0, elements.count, depthLeft: limit)
+    }
+  }
+}
+
 /// The ranges of one `sortUnstably` call: `sort(low, high)` orders
 /// `elements[low..<high]`.
 private struct Introsort<Order: UnstableSortOrder> {
@@ -64,6 +87,21 @@ private struct Introsort<Order: UnstableSortOrder> {
         sort(split, high, depthLeft: depthLeft)
         return sort(low, split, depthLeft: depthLeft)
       }
+    }
+    insertionSort(low, high)
+  }
+
+  /// Orders `elements[low..<high]` only as far as `position` needs.
+  func select(_ position: Int, _ low: Int, _ high: Int, depthLeft: Int) {
+    var (low, high, depthLeft) = (low, high, depthLeft)
+    while high - low > Self.shortRange {
+      if depthLeft == 0 {
+        heapsort(low, high)
+        return
+      }
+      depthLeft -= 1
+      let split = partition(low, high)
+      if position < split { high = split } else { low = split }
     }
     insertionSort(low, high)
   }

@@ -26,15 +26,23 @@ extension ReportQueries {
       try cohort.addDownloads()
       try cohort.addUpgradesFromTimelines()
       cohort.addUnfoldedUpgrades()
+      defer { cohort.keepMapForReuse() }
       return try cohort.result()
     }
   }
 
   static func median(_ values: [Double]) -> Double? {
     guard !values.isEmpty else { return nil }
-    let sorted = values.sorted()
-    let middle = sorted.count / 2
-    return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    var values = values
+    let middle = values.count / 2
+    values.selectUnstably(middle, by: AscendingNumbers.self)
+    guard values.count % 2 == 0 else { return values[middle] }
+    // The element before the middle in sorted order: the largest below it.
+    return (values[..<middle].max()! + values[middle]) / 2
+  }
+
+  private enum AscendingNumbers: UnstableSortOrder {
+    static func precedes(_ lhs: Double, _ rhs: Double) -> Bool { lhs < rhs }
   }
 }
 
@@ -156,8 +164,25 @@ private struct FunnelCohort {
     lastDay = span.days?.last ?? 0
     // The daily counts overcount installs seen on several days: sized for
     // at most the limit, the map grows past it only to be refused.
-    installs = InstallMap(
-      capacity: max(1 << 12, min(span.impressionInstalls, queries.maxInstalls ?? .max)))
+    let capacity = max(1 << 12, min(span.impressionInstalls, queries.maxInstalls ?? .max))
+    let slots = InstallMap<InstallSteps>.slotCount(forCapacity: capacity)
+    if var spare = Self.spareMaps.take(where: { (slots...(4 * slots)).contains($0.slotCount) }) {
+      spare.removeAll()
+      installs = spare
+    } else {
+      installs = InstallMap(capacity: capacity)
+    }
+  }
+
+  /// Emptied maps of earlier funnels, at most 2 of at most
+  /// `largestSpareSlots` slots (40 bytes each: 16 MiB).
+  private static let spareMaps = SparePool<InstallMap<InstallSteps>>(keeping: 2)
+  private static let largestSpareSlots = 1 << 19
+
+  /// Gives the map to the next funnel, when it is not too large to keep.
+  func keepMapForReuse() {
+    guard installs.slotCount <= Self.largestSpareSlots else { return }
+    Self.spareMaps.give(installs)
   }
 
   /// The test flags the filter admits, as `InstallSteps.settledFlags` bits.

@@ -80,4 +80,38 @@ struct UnstableSortTests {
     #expect(sorted.map(\.install) == expected.map(\.install))
     #expect(sorted.map(\.ts) == expected.map(\.ts))
   }
+
+  @Test(
+    "selection puts the sorted element in place, the smaller before and the larger after",
+    arguments: [1, 2, 3, 24, 25, 26, 100, 1_000, 20_000])
+  func selectionMatchesTheSort(count: Int) {
+    for (name, make) in Self.shapes {
+      let keys = make(count)
+      let sorted = keys.sorted()
+      for position in Set([0, count / 2, count - 1, Int.random(in: 0..<count)]) {
+        for depthLimit in [nil, 0, 2] {
+          var selected = keys
+          selected.selectUnstably(position, by: Ascending.self, depthLimit: depthLimit)
+          let context =
+            "\(name), \(count) elements, position \(position), depth \(depthLimit ?? -1)"
+          #expect(selected[position] == sorted[position], "\(context)")
+          #expect(selected[..<position].allSatisfy { $0 <= selected[position] }, "\(context)")
+          #expect(selected[(position + 1)...].allSatisfy { $0 >= selected[position] }, "\(context)")
+          #expect(selected.sorted() == sorted, "\(context): the same elements")
+        }
+      }
+    }
+  }
+
+  @Test(
+    "the median by selection equals the median of the sorted values",
+    arguments: [1, 2, 7, 50, 51, 4_000, 4_001])
+  func medianBySelection(count: Int) {
+    let values = (0..<count).map { _ in Double(Int.random(in: 0..<(count / 3 + 2))) / 7 }
+    let sorted = values.sorted()
+    let middle = count / 2
+    let expected = count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    #expect(ReportQueries.median(values) == expected)
+    #expect(ReportQueries.median([]) == nil)
+  }
 }
