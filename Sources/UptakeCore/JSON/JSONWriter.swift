@@ -100,7 +100,21 @@ public struct JSONWriter {
 
   private mutating func appendQuoted(_ string: String) {
     bytes.append(UInt8(ascii: "\""))
-    for byte in string.utf8 {
+    var string = string
+    string.withUTF8 { utf8 in
+      // Most texts need no escape: copied whole, where appended byte by
+      // byte they were a tenth of a grouped report of a few thousand rows.
+      if !utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0x22 || $0 == 0x5C }) {
+        bytes.append(contentsOf: utf8)
+      } else {
+        appendEscaped(utf8)
+      }
+    }
+    bytes.append(UInt8(ascii: "\""))
+  }
+
+  private mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+    for byte in utf8 {
       switch byte {
       case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
       case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
@@ -116,6 +130,5 @@ public struct JSONWriter {
       default: bytes.append(byte)
       }
     }
-    bytes.append(UInt8(ascii: "\""))
   }
 }

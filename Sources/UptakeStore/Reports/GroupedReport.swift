@@ -23,7 +23,7 @@ extension ReportQueries {
       ? groupedFromBuckets(appNo: appNo, keys: keys, range: range, test: test)
       : groupedFromDimensions(
         appNo: appNo, keys: keys, granularity: granularity, range: range, test: test)
-    return rows.sorted { Self.precedes($0.keys, $1.keys, keys) }
+    return Self.sorted(rows, by: keys)
   }
 
   /// daily_counts' buckets, in the order of `keys`, plus the unfolded

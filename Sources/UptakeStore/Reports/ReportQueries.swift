@@ -44,19 +44,45 @@ public struct ReportQueries {
     try statement.bind(3, through)
   }
 
-  /// Row order: key by key, a missing value first, versions in version
-  /// order, everything else in byte order (as SQLite sorts text).
-  static func precedes(_ lhs: [String?], _ rhs: [String?], _ keys: [GroupKey]) -> Bool {
-    for (index, key) in keys.enumerated() {
-      let left = lhs[index]
-      let right = rhs[index]
-      if left == right { continue }
-      guard let left else { return true }
-      guard let right else { return false }
-      if key.isVersion { return VersionOrder.areInIncreasingOrder(left, right) }
-      return left.precedesInByteOrder(right)
+  /// `rows` in row order: key by key, a missing value first, versions in
+  /// version order, everything else in byte order (as SQLite sorts text).
+  ///
+  /// Each column's distinct values are put in order once and ranked, and
+  /// the rows compared by their ranks: compared as texts, a report of a few
+  /// thousand rows spent a tenth of its time sorting, parsing versions and
+  /// retaining texts at every comparison.
+  static func sorted(_ rows: [GroupedRow], by keys: [GroupKey]) -> [GroupedRow] {
+    let width = keys.count
+    var ranks = [Int32](repeating: 0, count: rows.count * width)
+    for (column, key) in keys.enumerated() {
+      let distinct = Array(Set(rows.lazy.map { $0.keys[column] }))
+      let ordered = distinct.sorted { precedes($0, $1, key) }
+      var rankOf: [String?: Int32] = [:]
+      rankOf.reserveCapacity(ordered.count)
+      for (rank, value) in ordered.enumerated() { rankOf[value] = Int32(rank) }
+      for (row, groupedRow) in rows.enumerated() {
+        ranks[row * width + column] = rankOf[groupedRow.keys[column]]!
+      }
     }
-    return false
+    let order = ranks.withUnsafeBufferPointer { ranks in
+      rows.indices.sorted { left, right in
+        for column in 0..<width {
+          let (leftRank, rightRank) = (ranks[left * width + column], ranks[right * width + column])
+          if leftRank != rightRank { return leftRank < rightRank }
+        }
+        return false
+      }
+    }
+    return order.map { rows[$0] }
+  }
+
+  /// One column's order: a missing value first, versions in version order,
+  /// everything else in byte order.
+  static func precedes(_ left: String?, _ right: String?, _ key: GroupKey) -> Bool {
+    guard let right else { return false }
+    guard let left else { return true }
+    if key.isVersion { return VersionOrder.areInIncreasingOrder(left, right) }
+    return left.precedesInByteOrder(right)
   }
 }
 
