@@ -20,13 +20,7 @@ extension Array {
   mutating func sortUnstably<Order: UnstableSortOrder>(
     by order: Order.Type, depthLimit: Int? = nil
   ) where Order.Element == Element {
-    var depth = 0
-    var halvings = count
-    while halvings > 0 {
-      depth += 2
-      halvings >>= 1
-    }
-    let limit = depthLimit ?? depth
+    let limit = depthLimit ?? partitionDepthLimit
     withUnsafeMutableBufferPointer { elements in
       Introsort<Order>(elements: elements).sort(0, elements.count, depthLeft: limit)
     }
@@ -34,6 +28,18 @@ extension Array {
 }
 
 extension Array {
+  /// Partitions past this depth fall back to heapsort: twice the depth
+  /// of balanced splits.
+  fileprivate var partitionDepthLimit: Int {
+    var depth = 0
+    var halvings = count
+    while halvings > 0 {
+      depth += 2
+      halvings >>= 1
+    }
+    return depth
+  }
+
   /// Moves into `position` the element a sort would put there, with
   /// nothing before it after it and nothing after it before it: an
   /// introselect (the sort's partitions, following only the side that
@@ -43,13 +49,7 @@ extension Array {
     _ position: Int, by order: Order.Type, depthLimit: Int? = nil
   ) where Order.Element == Element {
     precondition(indices.contains(position), "selecting outside the array")
-    var depth = 0
-    var halvings = count
-    while halvings > 0 {
-      depth += 2
-      halvings >>= 1
-    }
-    let limit = depthLimit ?? depth
+    let limit = depthLimit ?? partitionDepthLimit
     withUnsafeMutableBufferPointer { elements in
       Introsort<Order>(elements: elements).select(position, 0, elements.count, depthLeft: limit)
     }
