@@ -175,7 +175,7 @@ private struct FunnelCohort {
   }
 
   /// Emptied maps of earlier funnels, at most 2 of at most
-  /// `largestSpareSlots` slots (40 bytes each: 16 MiB).
+  /// `largestSpareSlots` slots (40 bytes each: 20 MiB).
   private static let spareMaps = SparePool<InstallMap<InstallSteps>>(keeping: 2)
   private static let largestSpareSlots = 1 << 19
 
@@ -367,9 +367,10 @@ private struct FunnelCohort {
       pending.append((install, steps))
     }
     let firstDownloadDay = pending.lazy.map { Timestamp.dayNumber(ms: $0.steps.downloadTs) }.min()
-    let withTestEvents =
-      try test == .include && firstDownloadDay != nil
-      ? installsWithTestEvents(from: firstDownloadDay!) : InstallSet()
+    var withTestEvents = InstallSet()
+    if test == .include, let firstDownloadDay {
+      withTestEvents = try installsWithTestEvents(from: firstDownloadDay)
+    }
     for (install, var steps) in pending {
       for flag: UInt8 in [1, 2] where admittedFlags & flag != 0 && steps.settledFlags & flag == 0 {
         // Under test=include most downloaders have no test events at all.
