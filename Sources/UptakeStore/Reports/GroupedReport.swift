@@ -32,18 +32,12 @@ extension ReportQueries {
   private func groupedFromBuckets(
     appNo: Int64, keys: [GroupKey], range: DayRange, test: TestFilter
   ) throws(StoreError) -> [GroupedRow] {
-    func project(_ updateId: String, _ day: Int64, _ action: Int) -> [String?] {
-      keys.map { key in
-        switch key {
-        case .date: Timestamp.formatDate(dayNumber: day)
-        case .updateId: updateId
-        default: Action(rawValue: action)?.name
-        }
-      }
-    }
-
     return try database.read { () throws(StoreError) -> [GroupedRow] in
-      var groups: [[String?]: (events: Int, installs: Int)] = [:]
+      // Grouped by the bucket's own fields, projected to the keys' texts
+      // once per group at the end: keyed by the texts, a row's array of
+      // them was built and hashed for every row and bucket, an eighth of
+      // the report.
+      var groups: [BucketKey: (events: Int, installs: Int)] = [:]
       let statement = try database.statement(
         """
         SELECT update_id, day, action, sum(events), sum(installs) FROM daily_counts
@@ -52,7 +46,8 @@ extension ReportQueries {
         """)
       try bindScope(statement, appNo: appNo, from: range.fromDay, through: range.toDay)
       while try statement.step() {
-        let key = project(statement.string(0), statement.int64(1), statement.int(2))
+        let key = BucketKey(
+          updateId: statement.string(0), day: statement.int64(1), action: statement.int(2))
         groups[key, default: (0, 0)].events += statement.int(3)
         groups[key, default: (0, 0)].installs += statement.int(4)
         try checkSize(groups.count)
@@ -63,7 +58,8 @@ extension ReportQueries {
       for (bucket, bucketCounts) in tail.daily
       where test.admits(isTest: bucket.isTest) && (range.fromDay...range.toDay).contains(bucket.day)
       {
-        let key = project(bucket.updateId, bucket.day, bucket.action.rawValue)
+        let key = BucketKey(
+          updateId: bucket.updateId, day: bucket.day, action: bucket.action.rawValue)
         groups[key, default: (0, 0)].events += bucketCounts.events
         try checkSize(groups.count)
         let installs = Set(tail.dailyInstalls[bucket]?.keys.map { $0 } ?? [])
@@ -75,10 +71,25 @@ extension ReportQueries {
         let known = try members.members(of: folded, among: installs)
         groups[key, default: (0, 0)].installs += installs.count - known.count
       }
-      return groups.map { key, group in
-        GroupedRow(keys: key, events: group.events, installs: group.installs)
+      return groups.map { bucket, group in
+        let texts: [String?] = keys.map { key in
+          switch key {
+          case .date: Timestamp.formatDate(dayNumber: bucket.day)
+          case .updateId: bucket.updateId
+          default: Action(rawValue: bucket.action)?.name
+          }
+        }
+        return GroupedRow(keys: texts, events: group.events, installs: group.installs)
       }
     }
+  }
+
+  /// A bucket of daily_counts, across test flags: the default grouping's
+  /// row.
+  private struct BucketKey: Hashable {
+    let updateId: String
+    let day: Int64
+    let action: Int
   }
 
   /// `YYYY-MM-DDTHH` for an hour number.
