@@ -41,7 +41,7 @@ let package = Package(
     .target(
       name: "UptakeHTTP",
       dependencies: ["UptakeCore", "UptakeStore", "CMicroHTTPD", "CZlib"]),
-    .executableTarget(name: "uptaked", dependencies: ["UptakeHTTP", "CMalloc"]),
+    .executableTarget(name: "uptaked", dependencies: ["UptakeHTTP", "UptakeStore", "CMalloc"]),
     .executableTarget(name: "uptake", dependencies: ["UptakeStore"]),
     .target(name: "UptakeDataGen", dependencies: ["UptakeCore"]),
     .target(name: "UptakeClient"),

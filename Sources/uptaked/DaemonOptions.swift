@@ -1,5 +1,6 @@
 import Foundation
 import UptakeHTTP
+import UptakeStore
 
 /// `uptaked`'s flags, each with its environment variable.
 struct DaemonOptions {
@@ -67,13 +68,6 @@ struct DaemonOptions {
       -h, --help           show this help
     """
 
-  /// The highest `--max-distinct-per-day`: the writer holds every value
-  /// of the days in play, up to apps x 92 days x 3 x N, and a million a
-  /// field and day (hundreds of MB per app under attack) is already more
-  /// than a report can group usefully. There is no "off": a client holding
-  /// the public ingest key could then grow the reports without bound again.
-  static let maxDistinctPerDay = 1_000_000
-
   var configuration = Service.Configuration()
   var logLevel = "info"
 
@@ -140,12 +134,13 @@ struct DaemonOptions {
     case "--max-unfolded-events":
       configuration.writerLimits.maxUnfoldedEvents = max(0, try arguments.number(flag))
     case "--max-distinct-per-day":
-      let limit = try arguments.number(flag)
-      guard limit <= Self.maxDistinctPerDay else {
-        throw UsageError(message: "\(flag) must be at most \(Self.maxDistinctPerDay), not \(limit)")
+      let given = try arguments.number(flag)
+      guard let limit = EventInserter.maxDistinctPerDay(flag: given) else {
+        throw UsageError(
+          message: "\(flag) must be at most \(EventInserter.highestMaxDistinctPerDay), not \(given)"
+        )
       }
-      configuration.writerLimits.maxDistinctPerDay =
-        limit == 0 ? Service.Configuration().writerLimits.maxDistinctPerDay : limit
+      configuration.writerLimits.maxDistinctPerDay = limit
     case "--log-level":
       logLevel = try arguments.value(flag)
       guard ["debug", "info", "warning", "error"].contains(logLevel) else {

@@ -19,6 +19,11 @@ struct ReportHandlers: Sendable {
   /// are answered 503.
   var maxAnswerBacklogBytes = ServerLimits().maxAnswerBacklogBytes
 
+  /// The report queries on `database`, bounded by this handler's limits.
+  private func queries(_ database: Database) -> ReportQueries {
+    ReportQueries(database: database, maxRows: maxRows, maxInstalls: maxInstalls)
+  }
+
   var routes: [Route] {
     [
       Route("GET", "/v1/updates", access: .readKey) { request in
@@ -42,9 +47,7 @@ struct ReportHandlers: Sendable {
   /// `GET /v1/updates`: every update with events in the range.
   func updates(_ request: Request) -> Response {
     run(request) { (parameters, app, database) throws(StoreError) -> Response in
-      let updates = try ReportQueries(
-        database: database, maxRows: maxRows, maxInstalls: maxInstalls
-      ).updates(
+      let updates = try queries(database).updates(
         appNo: app.appNo, range: parameters.range, test: parameters.test)
       let configuration = try UpdateConfigStore.live(appNo: app.appNo, in: database)?
         .configuration
@@ -67,7 +70,7 @@ struct ReportHandlers: Sendable {
   /// lists the days.
   func update(_ request: Request) -> Response {
     withUpdateId(request) { (updateId, parameters, app, database) throws(StoreError) -> Response in
-      let detail = try ReportQueries(database: database, maxRows: maxRows, maxInstalls: maxInstalls)
+      let detail = try queries(database)
         .update(
           appNo: app.appNo, updateId: updateId, range: parameters.range, test: parameters.test)
       var days = ReportTable(columns: ["date"] + Action.allCases.map(\.name))
@@ -109,7 +112,7 @@ struct ReportHandlers: Sendable {
   /// download to a higher version.
   func funnel(_ request: Request) -> Response {
     withUpdateId(request) { (updateId, parameters, app, database) throws(StoreError) -> Response in
-      let funnel = try ReportQueries(database: database, maxRows: maxRows, maxInstalls: maxInstalls)
+      let funnel = try queries(database)
         .funnel(
           appNo: app.appNo, updateId: updateId, range: parameters.range, test: parameters.test,
           targetVersion: UpdateConfigStore.latestVersion(
@@ -142,7 +145,7 @@ struct ReportHandlers: Sendable {
       granularity = parsed
     }
     return run(request) { (parameters, app, database) throws(StoreError) -> Response in
-      let rows = try ReportQueries(database: database, maxRows: maxRows, maxInstalls: maxInstalls)
+      let rows = try queries(database)
         .grouped(
           appNo: app.appNo, keys: keys, granularity: granularity, range: parameters.range,
           test: parameters.test)
@@ -158,7 +161,7 @@ struct ReportHandlers: Sendable {
   /// of the day's installs.
   func adoption(_ request: Request) -> Response {
     run(request) { (parameters, app, database) throws(StoreError) -> Response in
-      let rows = try ReportQueries(database: database, maxRows: maxRows, maxInstalls: maxInstalls)
+      let rows = try queries(database)
         .adoption(
           appNo: app.appNo, range: parameters.range, test: parameters.test)
       var table = ReportTable(columns: ["date", "appVersion", "installs", "share"])

@@ -3,7 +3,7 @@
 /// of some report. `platform` and `action` have a handful of values by
 /// the contract; `installId` is meant to have millions and is counted, not
 /// grouped by; `previousAppVersion` no report groups by.
-enum CappedField: Int, CaseIterable, Sendable {
+enum CappedField: Sendable {
   case updateId
   case appVersion
   case osVersion

@@ -29,14 +29,6 @@ struct DailyDistinctValues {
     var updateIds: Set<String> = []
     var appVersions: Set<String> = []
     var osVersions: Set<String> = []
-
-    func count(_ field: CappedField) -> Int {
-      switch field {
-      case .updateId: updateIds.count
-      case .appVersion: appVersions.count
-      case .osVersion: osVersions.count
-      }
-    }
   }
 
   /// Why an event was refused: `field` had `count` distinct values on `day`.

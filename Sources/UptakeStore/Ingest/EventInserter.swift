@@ -26,6 +26,21 @@ public final class EventInserter {
   /// app may have per UTC day unless configured otherwise.
   public static let defaultMaxDistinctPerDay = DistinctValueCap.defaultLimit
 
+  /// The highest limit `--max-distinct-per-day` may set (`uptaked` and
+  /// `uptake import` alike): the writer holds every value of the days in
+  /// play, up to apps x 92 days x 3 x N, and a million a field and day
+  /// (hundreds of MB per app under attack) is already more than a report
+  /// can group usefully. There is no "off": a client holding the public
+  /// ingest key could then grow the reports without bound again.
+  public static let highestMaxDistinctPerDay = 1_000_000
+
+  /// The limit `--max-distinct-per-day N` sets: N, the default for 0, nil
+  /// past `highestMaxDistinctPerDay`.
+  public static func maxDistinctPerDay(flag value: Int) -> Int? {
+    guard (0...highestMaxDistinctPerDay).contains(value) else { return nil }
+    return value == 0 ? defaultMaxDistinctPerDay : value
+  }
+
   /// Reads the distinct values of the days in play from what is stored, in
   /// a read transaction, so the first batch does not wait for it; without
   /// this call the first write does it. Returns what it found and cost.

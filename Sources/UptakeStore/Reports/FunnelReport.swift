@@ -20,8 +20,7 @@ extension ReportQueries {
     let target = targetVersion.flatMap(Version.init)
     return try database.read { () throws(StoreError) -> FunnelResult in
       var cohort = try FunnelCohort(
-        database, appNo: appNo, updateId: updateId, range: range, test: test, target: target,
-        queries: self)
+        self, appNo: appNo, updateId: updateId, range: range, test: test, target: target)
       try cohort.addImpressions()
       try cohort.addDownloads()
       try cohort.addUpgradesFromTimelines()
@@ -131,7 +130,9 @@ private struct UpgradeRule {
 /// upgrades their rows settle, the rest from timelines, then the unfolded
 /// events.
 private struct FunnelCohort {
-  let database: Database
+  /// The report's connection and limits (`ReportQueries.checkInstalls`).
+  let queries: ReportQueries
+  var database: Database { queries.database }
   let appNo: Int64
   let updateId: String
   let range: DayRange
@@ -143,14 +144,12 @@ private struct FunnelCohort {
   let unfolded: [Int64: [RollupEvent]]
   var upgrades: UpgradeRule
   var installs: InstallMap<InstallSteps>
-  /// The report's limits (`ReportQueries.checkInstalls`).
-  let queries: ReportQueries
 
   init(
-    _ database: Database, appNo: Int64, updateId: String, range: DayRange, test: TestFilter,
-    target: Version?, queries: ReportQueries
+    _ queries: ReportQueries, appNo: Int64, updateId: String, range: DayRange, test: TestFilter,
+    target: Version?
   ) throws(StoreError) {
-    self.database = database
+    let database = queries.database
     self.queries = queries
     self.appNo = appNo
     self.updateId = updateId

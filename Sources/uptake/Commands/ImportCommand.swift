@@ -44,22 +44,18 @@ struct ImportCommand: Command {
   let input: AppInputArguments
   let maxDistinctPerDay: Int
 
-  /// The highest `--max-distinct-per-day`, as the daemon's (`uptaked --help`).
-  static let maxDistinctPerDay = 1_000_000
-
   init(arguments: [String]) throws(CommandError) {
     input = try AppInputArguments(arguments, extraValueFlags: ["--max-distinct-per-day"])
-    let defaultLimit = BatchWriter.Limits.bulkImport.maxDistinctPerDay
     guard let text = input.parsed.value("--max-distinct-per-day") else {
-      maxDistinctPerDay = defaultLimit
+      maxDistinctPerDay = BatchWriter.Limits.bulkImport.maxDistinctPerDay
       return
     }
-    guard let limit = Int(text), (0...Self.maxDistinctPerDay).contains(limit) else {
+    guard let given = Int(text), let limit = EventInserter.maxDistinctPerDay(flag: given) else {
       throw .usage(
-        "--max-distinct-per-day needs a whole number up to \(Self.maxDistinctPerDay), not \"\(text)\""
-      )
+        "--max-distinct-per-day needs a whole number up to "
+          + "\(EventInserter.highestMaxDistinctPerDay), not \"\(text)\"")
     }
-    maxDistinctPerDay = limit == 0 ? defaultLimit : limit
+    maxDistinctPerDay = limit
   }
 
   func run(_ output: inout CommandOutput) throws(CommandError) {
