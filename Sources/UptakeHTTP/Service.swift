@@ -88,7 +88,8 @@ public final class Service: @unchecked Sendable {
     let metrics = self.metrics
     server = HTTPServer(
       router: router, limits: configuration.serverLimits, rateLimits: configuration.rateLimits,
-      trustedProxies: configuration.trustedProxies, logger: logger
+      trustedProxies: configuration.trustedProxies,
+      spillDirectory: URL(fileURLWithPath: path).deletingLastPathComponent().path, logger: logger
     ) { request in
       metrics.requestCompleted(request, logger: logger)
     }

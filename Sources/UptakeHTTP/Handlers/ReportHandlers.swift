@@ -208,9 +208,9 @@ struct ReportHandlers: Sendable {
     _ body: (ReportRequest, AppRecord, Database) throws(StoreError) -> Response
   ) -> Response {
     guard let app = request.app else { return APIError.unauthorized.response }
-    if AnswerMemory.backlog > maxAnswerBacklogBytes {
+    if AnswerBacklog.backlog > maxAnswerBacklogBytes {
       return APIError.unavailable(
-        "answers of \(AnswerMemory.backlog >> 20) MiB are still being sent to slow readers;"
+        "answers of \(AnswerBacklog.backlog >> 20) MiB are still being sent to slow readers;"
           + " retry shortly",
         retryAfterSeconds: 2
       ).response

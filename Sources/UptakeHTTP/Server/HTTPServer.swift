@@ -29,6 +29,10 @@ public final class HTTPServer: @unchecked Sendable {
   private let keyLimiter: RateLimiter?
   private let addressLimiter: RateLimiter?
   private let trustedProxies: TrustedProxies
+  /// Where answers too large to hold for a slow reader are written
+  /// (`AnswerBacklog`): the database's directory, on the disk the operator
+  /// gave the daemon. Nil keeps every answer in memory.
+  private let spillDirectory: String?
   /// Called once per finished request, from an event-loop thread.
   let onCompleted: (@Sendable (CompletedRequest) -> Void)?
 
@@ -38,8 +42,8 @@ public final class HTTPServer: @unchecked Sendable {
 
   public init(
     router: Router, limits: ServerLimits = ServerLimits(), rateLimits: RateLimits = RateLimits(),
-    trustedProxies: TrustedProxies = TrustedProxies(), logger: Logger = Logger(),
-    onCompleted: (@Sendable (CompletedRequest) -> Void)? = nil
+    trustedProxies: TrustedProxies = TrustedProxies(), spillDirectory: String? = nil,
+    logger: Logger = Logger(), onCompleted: (@Sendable (CompletedRequest) -> Void)? = nil
   ) {
     self.router = router
     self.limits = limits
@@ -47,6 +51,7 @@ public final class HTTPServer: @unchecked Sendable {
     keyLimiter = rateLimits.perKey.map(RateLimiter.init(rate:))
     addressLimiter = rateLimits.perAddress.map(RateLimiter.init(rate:))
     self.trustedProxies = trustedProxies
+    self.spillDirectory = spillDirectory
     self.onCompleted = onCompleted
   }
 
@@ -330,7 +335,9 @@ public final class HTTPServer: @unchecked Sendable {
   {
     exchange.responded = true
     exchange.status = response.status
-    guard let mhdResponse = AnswerMemory.response(response.body) else { return MHD_Result.NO }
+    guard
+      let mhdResponse = AnswerBacklog.response(response.body, spillDirectory: spillDirectory)
+    else { return MHD_Result.NO }
     defer { MHD_destroy_response(mhdResponse) }
     for (name, value) in response.headers {
       MHD_add_response_header(mhdResponse, name, value)

@@ -47,8 +47,9 @@ public struct ServerLimits: Sendable {
   /// unit's 512 MiB.
   public var maxReportInstalls = 1_000_000
   /// Bytes of answers still being sent (to slow readers) past which reports
-  /// are answered 503 until they drain (`AnswerMemory`): 128 MiB leaves
-  /// room under the shipped unit's 512 MiB for everything else.
+  /// are answered 503 until they drain (`AnswerBacklog`). Large answers
+  /// wait in files, small ones in memory: 128 MiB of them in memory, at
+  /// worst, still leaves room under the shipped unit's 512 MiB.
   public var maxAnswerBacklogBytes = 128 << 20
   /// Event-loop threads. One epoll thread collapsed under hundreds of
   /// keep-alive connections and two held them (docs/performance.md); slow

@@ -16,34 +16,9 @@ struct AnswerBacklogEndToEndTests {
     let fixture = try DaemonFixture(arguments: ["--max-answer-backlog", "1024"])
     defer { fixture.tearDown() }
     let client = HTTPClient(timeout: 60)
-    // 32 updates by 1,000 versions and OS versions, every name as long as
-    // the contract allows: 32,000 rows of CSV, some 4.7 MB, more than the
-    // kernel's socket buffers (4 MiB at most here) take off the daemon.
-    func padded(_ text: String, to length: Int) -> String {
-      text + String(repeating: "x", count: length - text.count)
-    }
-    let events = (0..<32_000).map {
-      eventJSON(
-        updateId: padded("u\($0 / 1_000)-", to: 64),
-        appVersion: padded("1.\($0 % 1_000).0-", to: 32),
-        installId: "i\($0)", osVersion: padded("17.\($0 % 1_000)-", to: 32))
-    }
-    for start in stride(from: 0, to: events.count, by: 1_000) {
-      let stored = try client.postJSON(
-        fixture.daemon.url("/v1/events"), key: fixture.ingestKey,
-        batchJSON(Array(events[start..<min(events.count, start + 1_000)])))
-      try #require(stored.status == 200)
-    }
-    let path = "/v1/report?groupBy=date,updateId,appVersion,osVersion&format=csv"
+    try postWideEvents(fixture, client)
 
-    // Asks for it and reads nothing, through a receive buffer of 4 KiB.
-    let reader = try RawConnection(port: fixture.daemon.port, receiveBuffer: 4096)
-    reader.send(
-      "GET \(path) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(fixture.readKey)\r\n"
-        + "Connection: close\r\n\r\n")
-    // Once its answer starts to arrive, the report is built and handed over.
-    var arriving = pollfd(fd: reader.descriptor, events: Int16(POLLIN), revents: 0)
-    #expect(poll(&arriving, 1, 60_000) == 1, "the answer starts")
+    let reader = try slowReader(fixture)
     Thread.sleep(forTimeInterval: 0.5)
 
     let refused = try client.get(fixture.daemon.url("/v1/updates"), key: fixture.readKey)
@@ -63,5 +38,103 @@ struct AnswerBacklogEndToEndTests {
       if status != 200 { Thread.sleep(forTimeInterval: 0.1) }
     }
     #expect(status == 200, "reports answer again once the answer is sent")
+  }
+
+  @Test("ten slow readers of a large answer hold disk, not the daemon's memory, and get it whole")
+  func slowReadersHoldDisk() throws {
+    // The readers wait while the others' reports are built: longer than
+    // the default 30 s without progress would close their connections.
+    let fixture = try DaemonFixture(arguments: ["--connection-timeout", "300"])
+    defer { fixture.tearDown() }
+    let client = HTTPClient(timeout: 60)
+    try postWideEvents(fixture, client)
+    let fast = try client.get(fixture.daemon.url(Self.widePath), key: fixture.readKey)
+    try #require(fast.status == 200 && fast.body.count > 4_000_000, "\(fast.body.count) bytes")
+    let pid = fixture.daemon.process.processIdentifier
+    let before = try residentBytes(pid)
+
+    let readers = try (0..<10).map { _ in try slowReader(fixture, waiting: false) }
+    for reader in readers { waitForAnswer(reader) }
+    Thread.sleep(forTimeInterval: 0.5)
+    let holding = try residentBytes(pid)
+    // Held in memory, ten answers would be 10 × 4.7 MB more.
+    #expect(
+      holding - before < 16 << 20,
+      "resident \(before >> 20) MiB before, \(holding >> 20) MiB with ten slow readers")
+    let spilled = try openAnswerFiles(pid)
+    #expect(spilled == 10, "each answer is read from a file of its own: \(spilled)")
+    let leftBehind = try FileManager.default.contentsOfDirectory(atPath: fixture.scratch.url.path)
+      .filter { $0.hasPrefix(".uptake-answer-") }
+    #expect(leftBehind.isEmpty, "the files have no name: \(leftBehind)")
+
+    for reader in readers {
+      let (text, closed) = reader.readUntilClosed(timeout: 30)
+      let body = text.range(of: "\r\n\r\n").map { Array(text[$0.upperBound...].utf8) }
+      #expect(closed && body == Array(fast.body), "a slow reader gets the very same answer")
+    }
+    var open = spilled
+    for _ in 0..<50 where open != 0 {
+      Thread.sleep(forTimeInterval: 0.1)
+      open = try openAnswerFiles(pid)
+    }
+    #expect(open == 0, "each file is closed once its answer is sent")
+  }
+
+  /// 32 updates by 1,000 versions and OS versions, every name as long as
+  /// the contract allows: `widePath` answers 32,000 rows of CSV, some
+  /// 4.7 MB, more than the kernel's socket buffers (4 MiB at most here)
+  /// take off the daemon.
+  private func postWideEvents(_ fixture: DaemonFixture, _ client: HTTPClient) throws {
+    func padded(_ text: String, to length: Int) -> String {
+      text + String(repeating: "x", count: length - text.count)
+    }
+    let events = (0..<32_000).map {
+      eventJSON(
+        updateId: padded("u\($0 / 1_000)-", to: 64),
+        appVersion: padded("1.\($0 % 1_000).0-", to: 32),
+        installId: "i\($0)", osVersion: padded("17.\($0 % 1_000)-", to: 32))
+    }
+    for start in stride(from: 0, to: events.count, by: 1_000) {
+      let stored = try client.postJSON(
+        fixture.daemon.url("/v1/events"), key: fixture.ingestKey,
+        batchJSON(Array(events[start..<min(events.count, start + 1_000)])))
+      try #require(stored.status == 200)
+    }
+  }
+
+  private static let widePath = "/v1/report?groupBy=date,updateId,appVersion,osVersion&format=csv"
+
+  /// A connection that has asked for `widePath` and reads nothing, through
+  /// a receive buffer of 4 KiB, returned once its answer starts to arrive
+  /// (the report is built and handed over by then) unless not `waiting`.
+  private func slowReader(_ fixture: DaemonFixture, waiting: Bool = true) throws -> RawConnection {
+    let reader = try RawConnection(port: fixture.daemon.port, receiveBuffer: 4096)
+    reader.send(
+      "GET \(Self.widePath) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(fixture.readKey)\r\n"
+        + "Connection: close\r\n\r\n")
+    if waiting { waitForAnswer(reader) }
+    return reader
+  }
+
+  private func waitForAnswer(_ reader: RawConnection) {
+    var arriving = pollfd(fd: reader.descriptor, events: Int16(POLLIN), revents: 0)
+    #expect(poll(&arriving, 1, 60_000) == 1, "the answer starts")
+  }
+
+  /// The daemon's resident memory now (VmRSS), in bytes.
+  private func residentBytes(_ pid: Int32) throws -> Int {
+    let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+    let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") })
+    return try #require(Int(line.split(separator: " ").dropFirst().first ?? "")) * 1024
+  }
+
+  /// How many descriptors of the daemon point at an answer's file.
+  private func openAnswerFiles(_ pid: Int32) throws -> Int {
+    let directory = "/proc/\(pid)/fd"
+    return try FileManager.default.contentsOfDirectory(atPath: directory).count {
+      let target =
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "\(directory)/\($0)"))
+      return target?.contains(".uptake-answer-") == true
+    }
   }
 }
