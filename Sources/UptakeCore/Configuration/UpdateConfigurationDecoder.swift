@@ -63,7 +63,7 @@ public enum UpdateConfigurationDecoder {
   private static let entryFields: Set<String> = [
     "updateId", "platform", "latestVersion", "storeUrl", "option", "requiredVersion",
     "reminderDays", "rolloutPercent", "minimumOsVersion", "unsupportedOs", "eol", "eolMessage",
-    "texts",
+    "texts", "appStore",
   ]
 
   private static func decodeEntry(
@@ -111,6 +111,16 @@ public enum UpdateConfigurationDecoder {
         promptTexts(value, at: path, option: option, &problems)
       }
     }
+    let appStore = problems.optional(fields["appStore"]) {
+      appStoreWatch($0, at: path + ".appStore", &$1)
+    }
+    if appStore != nil, let platform, !AppStoreWatch.platforms.contains(platform) {
+      problems.add(
+        path + ".appStore",
+        "only for an Apple platform ("
+          + Platform.allCases.filter(AppStoreWatch.platforms.contains).map(\.rawValue)
+          .joined(separator: ", ") + ")")
+    }
     if let requiredVersion, let latestVersion, requiredVersion > latestVersion {
       problems.add(path + ".requiredVersion", "above latestVersion \(latestVersion.text)")
     }
@@ -121,7 +131,76 @@ public enum UpdateConfigurationDecoder {
       updateId: updateId, platform: platform, latestVersion: latestVersion, storeUrl: storeUrl,
       option: option, requiredVersion: requiredVersion, reminderDays: reminderDays,
       rolloutPercent: rolloutPercent, minimumOsVersion: minimumOsVersion,
-      unsupportedOs: unsupportedOs, eol: eol, eolMessage: eolMessage, texts: texts)
+      unsupportedOs: unsupportedOs, eol: eol, eolMessage: eolMessage, texts: texts,
+      appStore: appStore)
+  }
+
+  /// `{"id": "1234567890", "countries": ["us", "de"], "graceHours": 24}`.
+  private static func appStoreWatch(
+    _ value: JSONValue, at path: String, _ problems: inout ConfigurationProblems
+  ) -> AppStoreWatch? {
+    guard
+      let fields = problems.object(value, at: path, known: ["id", "countries", "graceHours"])
+    else { return nil }
+    let before = problems.messages.count
+    let appId = problems.required(fields["id"], at: path + ".id") {
+      (value, problems) -> String? in
+      let text: String
+      switch value {
+      case .string(let string): text = string
+      case .number(let number) where number.isInteger: text = number.text
+      default: text = ""
+      }
+      guard (1...AppStoreWatch.maxAppIdDigits).contains(text.utf8.count),
+        text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+      else {
+        problems.add(path + ".id", "must be the App Store's numeric app id, such as \"1234567890\"")
+        return nil
+      }
+      return text
+    }
+    let countries = problems.required(fields["countries"], at: path + ".countries") {
+      countryCodes($0, at: path + ".countries", &$1)
+    }
+    let graceHours =
+      problems.optional(fields["graceHours"]) {
+        $1.integer($0, at: path + ".graceHours", in: 0...AppStoreWatch.maxGraceHours)
+      } ?? AppStoreWatch.defaultGraceHours
+    guard problems.messages.count == before, let appId, let countries else { return nil }
+    return AppStoreWatch(appId: appId, countries: countries, graceHours: graceHours)
+  }
+
+  /// A non-empty array of distinct ISO 3166-1 alpha-2 codes, in lower case.
+  private static func countryCodes(
+    _ value: JSONValue, at path: String, _ problems: inout ConfigurationProblems
+  ) -> [String]? {
+    guard case .array(let values) = value, !values.isEmpty else {
+      problems.add(path, "must be a non-empty array of country codes, such as [\"us\", \"de\"]")
+      return nil
+    }
+    var codes: [String] = []
+    var listedAt: [String: Int] = [:]
+    var valid = true
+    for (index, value) in values.enumerated() {
+      let itemPath = "\(path)[\(index)]"
+      guard let text = problems.string(value, at: itemPath) else {
+        valid = false
+        continue
+      }
+      guard let code = CountryCode.normalized(text) else {
+        problems.add(itemPath, "\"\(text)\" is not an ISO 3166-1 alpha-2 country code")
+        valid = false
+        continue
+      }
+      if let first = listedAt[code] {
+        problems.add(itemPath, "\"\(code)\" is already listed at \(path)[\(first)]")
+        valid = false
+        continue
+      }
+      listedAt[code] = index
+      codes.append(code)
+    }
+    return valid ? codes : nil
   }
 
   /// The contract's update id: a string, or an integer kept as its decimal text.

@@ -19,4 +19,7 @@ public struct UpdateEntry: Sendable, Equatable {
   public let eolMessage: String?
   /// Prompt texts by lower-case language, in document order.
   public let texts: LocalizedTexts<PromptTexts>
+  /// The App Store app whose per-country lookups gate the prompt; nil for
+  /// none (every entry not on an Apple platform, or by choice).
+  public let appStore: AppStoreWatch?
 }
