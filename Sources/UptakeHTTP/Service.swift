@@ -18,6 +18,8 @@ public final class Service: @unchecked Sendable {
     /// Read connections for reports: one per server thread keeps reports
     /// from waiting on each other.
     public var readConnections = 4
+    /// How the App Store is watched for entries that name their app.
+    public var storeWatch = StoreWatchOptions()
 
     public init() {}
   }
@@ -26,6 +28,8 @@ public final class Service: @unchecked Sendable {
   public let server: HTTPServer
   public let writer: BatchWriter
   public let metrics = IngestMetrics()
+  /// The App Store lookups of the entries that name their app.
+  let storeWatcher: AppStoreWatcher
   /// The update configurations the checks answer from, reloaded as they change.
   let updateConfigurations: UpdateConfigDirectory<CheckAnswers>
   /// Keys of the default app when this start created it, to show once.
@@ -78,13 +82,19 @@ public final class Service: @unchecked Sendable {
       maxRows: configuration.serverLimits.maxReportRows,
       maxInstalls: configuration.serverLimits.maxReportInstalls,
       maxAnswerBacklogBytes: configuration.serverLimits.maxAnswerBacklogBytes)
+    let configurations = updateConfigurations
+    storeWatcher = AppStoreWatcher(options: configuration.storeWatch, logger: logger) {
+      AppStoreWatcher.targets(of: configurations.allCompiled().values)
+    }
     let serverBox = ServerBox()
     let operations = OperationsHandlers(
-      writer: writer, metrics: metrics,
+      writer: writer, metrics: metrics, storeMetrics: storeWatcher.exposition,
       isShuttingDown: { serverBox.server?.isShuttingDown ?? false }, databasePath: path)
-    let checks = CheckHandlers(configurations: updateConfigurations)
+    let checks = CheckHandlers(configurations: updateConfigurations, store: storeWatcher)
+    let store = StoreHandlers(configurations: updateConfigurations, watcher: storeWatcher)
     let router = Router(
-      routes: [ingest.route] + checks.routes + reports.routes + operations.routes, keys: keys)
+      routes: [ingest.route] + checks.routes + reports.routes + store.routes + operations.routes,
+      keys: keys)
     let metrics = self.metrics
     server = HTTPServer(
       router: router, limits: configuration.serverLimits, rateLimits: configuration.rateLimits,
@@ -101,6 +111,7 @@ public final class Service: @unchecked Sendable {
     let configurations = updateConfigurations
     _ = Self.startThread("uptake-config", signalling: configPollerDone) { configurations.run() }
     writer.start()
+    storeWatcher.start()
     try server.start(listen: configuration.listen)
   }
 
@@ -129,6 +140,7 @@ public final class Service: @unchecked Sendable {
     server.drain(timeoutSeconds: 1, quietSeconds: 0.1)
     server.stop()
     writer.stop()
+    storeWatcher.stop()
     updateConfigurations.stop()
     configPollerDone.wait()
   }

@@ -64,6 +64,20 @@ struct DaemonOptions {
       --max-db-size MIB    refuse writes (503, /readyz 503) before the database
                            file grows past this; the aggregates' file beside
                            it (PATH-rollups) has the same cap (default: none)
+      --app-store-lookup-url URL
+                           where App Store lookups go, for entries that name
+                           their app (appStore): URL/{country}/lookup?id={id}
+                           (default https://itunes.apple.com)
+      --app-store-refresh SECONDS
+                           look each watched country up at least this often;
+                           a tenth of it while the configured latestVersion is
+                           not live there yet (default 600)
+      --app-store-lookups-per-minute N
+                           lookups a minute for the whole daemon (default 20,
+                           Apple's documented budget)
+      --app-store-timeout SECONDS
+                           a lookup not answered in this long failed and backs
+                           off (default 10)
       --log-level LEVEL    debug, info, warning or error (default info)
       -h, --help           show this help
     """
@@ -82,6 +96,10 @@ struct DaemonOptions {
     if let db = environment["UPTAKE_DB"], !db.isEmpty { options.configuration.databasePath = db }
     if let listen = environment["UPTAKE_LISTEN"], !listen.isEmpty {
       options.configuration.listen = listen
+    }
+    // For tests only: hours of grace pass by writing a later time here.
+    if let clock = environment["UPTAKE_TEST_CLOCK_FILE"], !clock.isEmpty {
+      options.configuration.storeWatch.clockFile = clock
     }
     var remaining = Arguments(remaining: arguments[...])
     while let argument = remaining.next() {
@@ -141,6 +159,18 @@ struct DaemonOptions {
         )
       }
       configuration.writerLimits.maxDistinctPerDay = limit
+    case "--app-store-lookup-url":
+      let url = try arguments.value(flag)
+      guard url.hasPrefix("https://") || url.hasPrefix("http://"), URL(string: url) != nil else {
+        throw UsageError(message: "\(flag) needs an http:// or https:// URL, not \"\(url)\"")
+      }
+      configuration.storeWatch.lookupBase = url
+    case "--app-store-refresh":
+      configuration.storeWatch.refreshSeconds = max(1, try arguments.number(flag))
+    case "--app-store-lookups-per-minute":
+      configuration.storeWatch.lookupsPerMinute = max(1, try arguments.number(flag))
+    case "--app-store-timeout":
+      configuration.storeWatch.timeoutSeconds = Double(max(1, try arguments.number(flag)))
     case "--log-level":
       logLevel = try arguments.value(flag)
       guard ["debug", "info", "warning", "error"].contains(logLevel) else {

@@ -40,8 +40,11 @@ private struct CheckFixture {
     try UpdateConfigStore.put(configuration, appNo: shop.appNo, in: shop.database, nowMs: 0)
     let configurations = try UpdateConfigDirectory(
       database: try Database(path: shop.databasePath), compile: CheckAnswers.compile)
+    // Never started: the configuration has no appStore entry to look up.
+    let store = AppStoreWatcher(options: StoreWatchOptions(), logger: Logger()) { [:] }
     let router = Router(
-      routes: CheckHandlers(configurations: configurations).routes, keys: try shop.keyDirectory())
+      routes: CheckHandlers(configurations: configurations, store: store).routes,
+      keys: try shop.keyDirectory())
     try body(
       CheckFixture(router: router, ingestKey: shop.keys.ingestKey, readKey: shop.keys.readKey))
   }

@@ -18,6 +18,8 @@ struct CheckHandlers: Sendable {
   static let maxVersionLength = 32
 
   let configurations: UpdateConfigDirectory<CheckAnswers>
+  /// What each country's App Store serves, for entries that name one.
+  let store: AppStoreWatcher
 
   var routes: [Route] {
     [
@@ -26,7 +28,7 @@ struct CheckHandlers: Sendable {
     ]
   }
 
-  /// `GET /v1/check?platform=P&appVersion=V[&osVersion=O][&installId=I][&locale=L]`
+  /// `GET /v1/check?platform=P&appVersion=V[&osVersion=O][&installId=I][&locale=L][&country=CC]`
   func check(_ request: Request) -> Response {
     guard let app = request.app else { return APIError.unauthorized.response }
     let platform: Platform
@@ -53,12 +55,30 @@ struct CheckHandlers: Sendable {
       }
       installId = text
     }
+    var country: String?
+    if let text = request.query("country"), !text.isEmpty {
+      guard let code = CountryCode.normalized(text) else {
+        return APIError.badRequest("country: use an ISO 3166-1 alpha-2 code, such as us").response
+      }
+      country = code
+    }
     guard let answers = configurations.compiled(appNo: app.appNo)?.platforms[platform] else {
       return Self.respond(.noUpdate, to: request)
     }
-    let decision = answers.entry.decide(
-      appVersion: appVersion, osVersion: osVersion, installId: installId)
-    return Self.respond(answers.answer(decision, locale: request.query("locale")), to: request)
+    let locale = request.query("locale")
+    guard let watch = answers.entry.appStore else {
+      let decision = answers.entry.decide(
+        appVersion: appVersion, osVersion: osVersion, installId: installId)
+      return Self.respond(answers.answer(decision, locale: locale), to: request)
+    }
+    // The country asked for, else the locale's region, else the first
+    // watched. A country not watched has no store state: no prompt.
+    let checked = country ?? locale.flatMap(CountryCode.region(ofLocale:)) ?? watch.countries[0]
+    let gated = answers.entry.decide(
+      appVersion: appVersion, osVersion: osVersion, installId: installId,
+      store: store.availability(appId: watch.appId, country: checked, graceMs: watch.graceMs))
+    if let hold = gated.held { store.held(hold) }
+    return Self.respond(answers.answer(gated, locale: locale), to: request)
   }
 
   /// `GET /v1/lockout?platform=P`

@@ -4,6 +4,8 @@ import UptakeStore
 struct OperationsHandlers: Sendable {
   let writer: BatchWriter
   let metrics: IngestMetrics
+  /// The App Store watch's counters, in the exposition format.
+  let storeMetrics: @Sendable () -> String
   let isShuttingDown: @Sendable () -> Bool
   /// The database file; its write-ahead log is this path plus `-wal`.
   let databasePath: String
@@ -24,7 +26,7 @@ struct OperationsHandlers: Sendable {
             metrics.exposition(
               queueDepth: writer.queueDepth, unfoldedEvents: writer.unfoldedEvents,
               ready: writer.isAcceptingWrites,
-              walBytes: Database.walBytes(ofDatabaseAt: databasePath)),
+              walBytes: Database.walBytes(ofDatabaseAt: databasePath)) + storeMetrics(),
             contentType: "text/plain; version=0.0.4; charset=utf-8"))
       },
     ]

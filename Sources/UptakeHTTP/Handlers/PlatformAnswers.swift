@@ -16,8 +16,10 @@ struct PlatformAnswers: Sendable {
     var prompt: [String: RenderedAnswer] = [:]
     var forcedPrompt: [String: RenderedAnswer] = [:]
     for (language, texts) in entry.texts.byLanguage {
-      prompt[language] = Self.prompt(entry, texts, belowRequired: false)
-      forcedPrompt[language] = Self.prompt(entry, texts, belowRequired: true)
+      prompt[language] = Self.prompt(
+        entry, texts, belowRequired: false, offering: entry.latestVersion)
+      forcedPrompt[language] = Self.prompt(
+        entry, texts, belowRequired: true, offering: entry.latestVersion)
     }
     var unsupportedOS: [String: RenderedAnswer] = [:]
     for (language, texts) in entry.unsupportedOs.texts.byLanguage {
@@ -48,17 +50,30 @@ struct PlatformAnswers: Sendable {
     }
   }
 
-  /// Category 1: the update prompt.
-  private static func prompt(_ entry: UpdateEntry, _ texts: PromptTexts, belowRequired: Bool)
-    -> RenderedAnswer
-  {
+  /// The answer for a decision the App Store gate has had its say on: a
+  /// prompt offering a live version below the configured one is rendered
+  /// for this check (a few microseconds); every other answer is the one
+  /// rendered ahead.
+  func answer(_ gated: GatedDecision, locale: String?) -> RenderedAnswer {
+    guard case .prompt(let belowRequired) = gated.decision,
+      gated.offeredVersion != entry.latestVersion,
+      let language = entry.texts.language(forLocale: locale),
+      let texts = entry.texts.texts(in: language)
+    else { return answer(gated.decision, locale: locale) }
+    return Self.prompt(entry, texts, belowRequired: belowRequired, offering: gated.offeredVersion)
+  }
+
+  /// Category 1: the update prompt, offering `version`.
+  private static func prompt(
+    _ entry: UpdateEntry, _ texts: PromptTexts, belowRequired: Bool, offering version: Version
+  ) -> RenderedAnswer {
     let option = entry.option(belowRequired: belowRequired)
     var json = JSONWriter()
     json.beginObject()
     json.member("hasupdate", 1)
     json.member("category", 1)
     json.member("updateid", entry.updateId)
-    json.member("latestversion", entry.latestVersion.text)
+    json.member("latestversion", version.text)
     json.member("option", option.rawValue)
     json.key("popupinfo")
     json.beginObject()

@@ -48,6 +48,11 @@ public final class UpdateConfigDirectory<Compiled: Sendable>: Sendable {
     live.withLock { $0[appNo]?.compiled }
   }
 
+  /// Every app's compiled live configuration, by app number.
+  public func allCompiled() -> [Int64: Compiled] {
+    live.withLock { $0.compactMapValues(\.compiled) }
+  }
+
   /// The live version number of the app's configuration, nil when it has none.
   public func version(appNo: Int64) -> Int64? {
     live.withLock { $0[appNo]?.version }

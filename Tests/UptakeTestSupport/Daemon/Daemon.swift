@@ -12,17 +12,18 @@ public final class Daemon {
   private let logPath: String
 
   /// Starts the daemon with `arguments` after its database and address,
-  /// its stderr going to `logPath`, and waits at most `timeout` seconds
-  /// for its banner.
+  /// and `environment` added to the test's (without its `UPTAKE_`
+  /// variables), its stderr going to `logPath`, and waits at most
+  /// `timeout` seconds for its banner.
   public init(
     databasePath: String, logPath: String, arguments: [String] = [], port: Int = 0,
-    timeout: TimeInterval = 20
+    environment: [String: String] = [:], timeout: TimeInterval = 20
   ) throws {
     self.logPath = logPath
     process = Process()
     process.executableURL = URL(fileURLWithPath: try BuiltProgram.path("uptaked"))
     process.arguments = ["--db", databasePath, "--listen", "127.0.0.1:\(port)"] + arguments
-    process.environment = programEnvironment()
+    process.environment = programEnvironment().merging(environment) { _, added in added }
     let output = Pipe()
     process.standardOutput = output
     _ = FileManager.default.createFile(atPath: logPath, contents: nil)

@@ -10,13 +10,16 @@ public final class DaemonFixture {
   public let readKey: String
   /// Flags every start of this fixture's daemon gets.
   public let arguments: [String]
+  /// Environment variables every start gets.
+  public let environment: [String: String]
 
-  public init(arguments: [String] = []) throws {
+  public init(arguments: [String] = [], environment: [String: String] = [:]) throws {
     self.arguments = arguments
+    self.environment = environment
     scratch = try ScratchDirectory()
     daemon = try Daemon(
       databasePath: scratch.databasePath, logPath: scratch.path("uptaked-1.log"),
-      arguments: arguments)
+      arguments: arguments, environment: environment)
     ingestKey = try #require(daemon.ingestKey, "the first start prints the ingest key")
     readKey = try #require(daemon.readKey, "the first start prints the read key")
   }
@@ -39,7 +42,8 @@ public final class DaemonFixture {
     starts += 1
     daemon = try Daemon(
       databasePath: scratch.databasePath, logPath: scratch.path("uptaked-\(starts).log"),
-      arguments: arguments ?? self.arguments, port: samePort ? daemon.port : 0)
+      arguments: arguments ?? self.arguments, port: samePort ? daemon.port : 0,
+      environment: environment)
     #expect(daemon.ingestKey == nil, "keys are shown only on the first start")
   }
 
