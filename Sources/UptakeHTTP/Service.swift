@@ -83,9 +83,10 @@ public final class Service: @unchecked Sendable {
       maxInstalls: configuration.serverLimits.maxReportInstalls,
       maxAnswerBacklogBytes: configuration.serverLimits.maxAnswerBacklogBytes)
     let configurations = updateConfigurations
-    storeWatcher = AppStoreWatcher(options: configuration.storeWatch, logger: logger) {
-      AppStoreWatcher.targets(of: configurations.allCompiled().values)
-    }
+    storeWatcher = try AppStoreWatcher(
+      options: configuration.storeWatch, logger: logger,
+      records: try Database(path: path, create: false, rollups: false)
+    ) { AppStoreWatcher.targets(of: configurations.allCompiled().values) }
     let serverBox = ServerBox()
     let operations = OperationsHandlers(
       writer: writer, metrics: metrics, storeMetrics: storeWatcher.exposition,

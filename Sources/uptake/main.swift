@@ -5,6 +5,7 @@ let commands: [any Command.Type] = [
   AppsAddCommand.self, AppsListCommand.self, AppsRotateCommand.self, ExportCommand.self,
   ReportCommand.self, ImportCommand.self, UpdatesPutCommand.self, UpdatesGetCommand.self,
   UpdatesHistoryCommand.self,
+  UpdatesStatusCommand.self,
 ]
 
 let overview = """

@@ -41,7 +41,7 @@ private struct CheckFixture {
     let configurations = try UpdateConfigDirectory(
       database: try Database(path: shop.databasePath), compile: CheckAnswers.compile)
     // Never started: the configuration has no appStore entry to look up.
-    let store = AppStoreWatcher(options: StoreWatchOptions(), logger: Logger()) { [:] }
+    let store = try AppStoreWatcher(options: StoreWatchOptions(), logger: Logger()) { [:] }
     let router = Router(
       routes: CheckHandlers(configurations: configurations, store: store).routes,
       keys: try shop.keyDirectory())

@@ -11,6 +11,12 @@ public struct CountryStoreState: Sendable, Equatable {
     public let firstSeenMs: Int64
     /// The store's minimum OS for it, as that lookup gave it.
     public let minimumOsVersion: Version?
+
+    public init(version: Version, firstSeenMs: Int64, minimumOsVersion: Version?) {
+      self.version = version
+      self.firstSeenMs = firstSeenMs
+      self.minimumOsVersion = minimumOsVersion
+    }
   }
 
   /// The last lookup: when, and what came of it.
@@ -20,6 +26,12 @@ public struct CountryStoreState: Sendable, Equatable {
     public let outcome: String
     /// For a failure, what went wrong, for the operator.
     public let detail: String?
+
+    public init(atMs: Int64, outcome: String, detail: String?) {
+      self.atMs = atMs
+      self.outcome = outcome
+      self.detail = detail
+    }
   }
 
   /// Every version shown, lowest first.
@@ -31,6 +43,14 @@ public struct CountryStoreState: Sendable, Equatable {
   public private(set) var failuresInARow = 0
 
   public init() {}
+
+  /// A state as it was kept (`StoreWatchRecords`).
+  public init(seen: [SeenVersion], lastLookup: Lookup?, notSold: Bool, failuresInARow: Int) {
+    self.seen = seen.sorted { $0.version < $1.version }
+    self.lastLookup = lastLookup
+    self.notSold = notSold
+    self.failuresInARow = failuresInARow
+  }
 
   /// Records a lookup made at `nowMs`.
   public mutating func record(

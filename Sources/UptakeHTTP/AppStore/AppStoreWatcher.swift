@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import UptakeCore
+import UptakeStore
 
 /// Looks up every App Store country the live configurations watch, on a
 /// thread of its own, and keeps what the lookups showed (`CountryStoreState`)
@@ -47,17 +48,30 @@ public final class AppStoreWatcher: Sendable {
   private let stopped = Atomic<Bool>(false)
   private let finished = DispatchSemaphore(value: 0)
   private let logger: Logger
+  /// Where each lookup's outcome is kept (`StoreWatchRecords`); nil keeps
+  /// it in memory only.
+  private let records: Mutex<Database?>
 
   /// `targets` lists what the live configurations watch; it is asked
   /// again before every lookup, so a put configuration is watched at once.
+  /// With `records`, the state kept there is where the watch starts.
   init(
-    options: StoreWatchOptions, logger: Logger,
+    options: StoreWatchOptions, logger: Logger, records: sending Database? = nil,
     targets: @escaping @Sendable () -> [Target: Watched]
-  ) {
+  ) throws(StoreError) {
     self.options = options
     self.targets = targets
     self.logger = logger
     client = StoreLookupClient(timeoutSeconds: options.timeoutSeconds)
+    if let records {
+      let kept = try StoreWatchRecords.load(records)
+      state.withLock { state in
+        for (key, country) in kept {
+          state.countries[Target(appId: key.appStoreId, country: key.country)] = country
+        }
+      }
+    }
+    self.records = Mutex(records)
   }
 
   /// What the configurations `compiled` watch: each App Store app and
@@ -161,7 +175,7 @@ public final class AppStoreWatcher: Sendable {
       }
       let result = client.lookUp(url, appId: target.appId)
       let lookedUpAt = nowMs()
-      let throttled = state.withLock { state -> Int in
+      let (throttled, country) = state.withLock { state -> (Int, CountryStoreState) in
         state.countries[target, default: CountryStoreState()].record(result, at: lookedUpAt)
         state.askedAt[target] = Date()
         let outcome: String
@@ -172,8 +186,9 @@ public final class AppStoreWatcher: Sendable {
         }
         state.lookups[outcome, default: 0] += 1
         state.throttledInARow = outcome == "throttled" ? state.throttledInARow + 1 : 0
-        return state.throttledInARow
+        return (state.throttledInARow, state.countries[target]!)
       }
+      keep(country, target)
       if case .failure(let problem) = result {
         logger.warning(
           "App Store lookup failed; the country keeps what was last seen",
@@ -181,6 +196,22 @@ public final class AppStoreWatcher: Sendable {
       }
       nextAllowed = Date().addingTimeInterval(
         throttled > 0 ? max(spacing, backOffSeconds(failures: throttled)) : spacing)
+    }
+  }
+
+  /// Writes a country's state to the records; a failure (a full disk)
+  /// is logged, and the watch goes on from memory.
+  private func keep(_ country: CountryStoreState, _ target: Target) {
+    do throws(StoreError) {
+      try records.withLock { (database) throws(StoreError) in
+        guard let database else { return }
+        try StoreWatchRecords.save(
+          country, for: .init(appStoreId: target.appId, country: target.country), in: database)
+      }
+    } catch {
+      logger.error(
+        "cannot keep the App Store lookup's outcome",
+        ["country": target.country, "error": error.description])
     }
   }
 

@@ -82,6 +82,19 @@ struct AppStoreGateEndToEndTests {
     try world.waitForStore(client, "a slow answer") { $0.outcome("de") == "unreachable" }
     #expect(try world.check(client, "country=de&appVersion=2.0.5").latestVersion == "2.1.0")
 
+    // The operator's view, from what the daemon kept in the database.
+    let status = try uptake([
+      "updates", "status", "--app", "default", "--db", world.fixture.databasePath,
+    ])
+    #expect(status.status == 0, "\(status.standardError)")
+    let lines = status.standardOutput.split(separator: "\n")
+    #expect(lines.contains { $0.contains("us") && $0.contains("not sold") }, "\(lines)")
+    #expect(
+      lines.contains {
+        $0.contains(" de ") && $0.contains("2.1.0 (2026-12-01T00:00:00Z -> 2026-12-02T00:00:00Z)")
+      }, "\(lines)")
+    #expect(lines.contains { $0.contains(" fr ") && $0.contains("throttled") }, "\(lines)")
+
     let metrics = try client.get(world.fixture.daemon.url("/metrics")).text
     for outcome in ["ok", "not_sold", "throttled", "garbage", "unreachable"] {
       #expect(
@@ -92,6 +105,16 @@ struct AppStoreGateEndToEndTests {
       #expect(
         Self.counter(metrics, "uptake_checks_held_by_store_total{reason=\"\(reason)\"}") > 0,
         "\(reason)")
+    }
+
+    // A restart keeps when each version was first seen: no new grace.
+    try store.serve(["de": .status(500)])
+    try world.fixture.restart()
+    #expect(
+      try world.check(client, "country=de&appVersion=2.0.5").latestVersion == "2.1.0",
+      "live again at once after a restart")
+    try world.waitForStore(client, "the kept versions") {
+      $0.versions("us") == ["2.0.0", "1.9.5"] && $0.status("us") == "not_sold"
     }
   }
 
