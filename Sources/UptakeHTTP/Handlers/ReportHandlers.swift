@@ -103,6 +103,9 @@ struct ReportHandlers: Sendable {
         json.key(name)
         if case .text(let text?) = cell { json.value(text) } else { json.null() }
       }
+      Self.writeStoreLag(
+        try StoreLag.of(appNo: app.appNo, updateId: updateId, in: database), nowMs: clock(),
+        into: &json)
       json.endObject()
       return .json(json)
     }
@@ -123,8 +126,40 @@ struct ReportHandlers: Sendable {
         .count(funnel.impressions), .count(funnel.downloads), .count(funnel.upgraded),
         .fraction(funnel.medianHoursToUpgrade),
       ])
-      return table.singleRowResponse(parameters)
+      let lags = try StoreLag.of(appNo: app.appNo, updateId: updateId, in: database)
+      let now = clock()
+      return table.singleRowResponse(parameters) { Self.writeStoreLag(lags, nowMs: now, into: &$0) }
     }
+  }
+
+  /// `storeLag`, for an update whose entry watches the App Store: per
+  /// country, how long after the configuration named the version the store
+  /// served it past the grace (issue 24). Absent for any other update.
+  static func writeStoreLag(_ lags: [StoreLag], nowMs: Int64, into json: inout JSONWriter) {
+    guard !lags.isEmpty else { return }
+    json.key("storeLag")
+    json.beginArray()
+    for lag in lags {
+      json.beginObject()
+      json.member("country", lag.country)
+      json.member("version", lag.version.text)
+      json.member("configuredAt", Timestamp.formatRFC3339(lag.configuredAtMs))
+      json.key("firstSeen")
+      if let seen = lag.firstSeenMs {
+        json.value(Timestamp.formatRFC3339(seen))
+      } else {
+        json.null()
+      }
+      json.key("liveSince")
+      if let live = lag.liveSinceMs {
+        json.value(Timestamp.formatRFC3339(live))
+      } else {
+        json.null()
+      }
+      json.member("lagHours", lag.lagHours(nowMs: nowMs))
+      json.endObject()
+    }
+    json.endArray()
   }
 
   /// `GET /v1/report?groupBy=K1,K2&granularity=day|hour`: events and

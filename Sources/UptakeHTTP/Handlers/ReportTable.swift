@@ -50,15 +50,21 @@ struct ReportTable {
   }
 
   /// A report of one row: that row as the JSON object, or CSV of one line.
-  func singleRowResponse(_ parameters: ReportRequest) -> Response {
+  /// The one row as a JSON object, or CSV; `extra` may add members to the
+  /// object (JSON only).
+  func singleRowResponse(
+    _ parameters: ReportRequest, extra: (inout JSONWriter) -> Void = { _ in }
+  ) -> Response {
     precondition(rows.count == 1, "a single-row report has exactly one row")
     if parameters.wantsCSV { return .csv(csv) }
     var json = JSONWriter()
-    writeObject(rows[0], into: &json)
+    writeObject(rows[0], into: &json, extra: extra)
     return .json(json)
   }
 
-  private func writeObject(_ row: [Cell], into json: inout JSONWriter) {
+  private func writeObject(
+    _ row: [Cell], into json: inout JSONWriter, extra: (inout JSONWriter) -> Void = { _ in }
+  ) {
     json.beginObject()
     for (name, cell) in zip(columns, row) {
       json.key(name)
@@ -69,6 +75,7 @@ struct ReportTable {
       case .fraction(let fraction): json.value(fraction)
       }
     }
+    extra(&json)
     json.endObject()
   }
 

@@ -95,6 +95,22 @@ struct AppStoreGateEndToEndTests {
       }, "\(lines)")
     #expect(lines.contains { $0.contains(" fr ") && $0.contains("throttled") }, "\(lines)")
 
+    // The update report and the funnel say how long each store lagged
+    // behind the configuration: 2.1.0, put at the test's start (real time),
+    // first seen in Germany at day 0 of the watch's clock.
+    for path in ["/v1/updates/782000001589015", "/v1/updates/782000001589015/funnel"] {
+      let report = try client.get(world.fixture.daemon.url(path), key: world.fixture.readKey)
+      let root = try JSONSerialization.jsonObject(with: report.body) as? [String: Any]
+      let lags = (root?["storeLag"] as? [[String: Any]] ?? []).reduce(
+        into: [String: [String: Any]]()
+      ) { $0[$1["country"] as? String ?? ""] = $1 }
+      #expect(lags.keys.sorted() == ["de", "fr", "us"], "\(path): \(report.text)")
+      #expect(lags["de"]?["liveSince"] as? String == "2026-12-02T00:00:00Z", "\(path)")
+      #expect(lags["de"]?["lagHours"] as? Double == 0, "live before the put: no lag")
+      #expect(lags["fr"]?["lagHours"] is NSNull && lags["fr"]?["firstSeen"] is NSNull)
+      #expect(lags["us"]?["firstSeen"] is NSNull, "2.1.0 never seen in the US")
+    }
+
     let metrics = try client.get(world.fixture.daemon.url("/metrics")).text
     for outcome in ["ok", "not_sold", "throttled", "garbage", "unreachable"] {
       #expect(
