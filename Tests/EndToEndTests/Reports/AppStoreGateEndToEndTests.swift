@@ -23,7 +23,7 @@ struct AppStoreGateEndToEndTests {
     // Day 0, 00:00: the US store serves 1.9.5, Germany 2.1.0, France throttles.
     world.setClock(Self.start)
     try store.serve([
-      "us": .serves("1.9.5", minimumOs: "15.0"), "de": .serves("2.1.0", minimumOs: "16.0"),
+      "us": .serves("1.9.5", minimumOs: "15.0"), "de": .serves("2.1.0", minimumOs: "17.0"),
       "fr": .status(403),
     ])
     try world.putConfiguration()
@@ -36,7 +36,7 @@ struct AppStoreGateEndToEndTests {
     // 01:00: the US store now serves 2.0.0, the required version.
     world.setClock(Self.start + Self.hour)
     try store.serve([
-      "us": .serves("2.0.0", minimumOs: "15.0"), "de": .serves("2.1.0", minimumOs: "16.0"),
+      "us": .serves("2.0.0", minimumOs: "15.0"), "de": .serves("2.1.0", minimumOs: "17.0"),
       "fr": .status(403),
     ])
     try world.waitForStore(client, "2.0.0 seen in the US") { $0.versions("us").contains("2.0.0") }
@@ -59,7 +59,10 @@ struct AppStoreGateEndToEndTests {
       try world.check(client, "appVersion=1.9.5").hasUpdate == 0,
       "no country: the first watched, the US, where 1.9.5 is all that is live")
     let oldOS = try world.check(client, "country=de&appVersion=2.0.5&osVersion=15.5")
-    #expect(oldOS.category == 2, "the configured minimum OS 16.0 still applies")
+    #expect(oldOS.category == 2, "below the configured minimum OS, 16.0")
+    let storeOS = try world.check(client, "country=de&appVersion=2.0.5&osVersion=16.5")
+    #expect(storeOS.category == 2, "below the German store's minimum OS for 2.1.0, 17.0")
+    #expect(try world.check(client, "country=de&appVersion=2.0.5&osVersion=17.1").category == 1)
 
     // Day 1, 01:00: 2.0.0 is live in the US: installs below it are forced.
     world.setClock(Self.start + 25 * Self.hour)
@@ -78,7 +81,10 @@ struct AppStoreGateEndToEndTests {
     #expect(
       try world.check(client, "country=de&appVersion=2.0.5").latestVersion == "2.1.0",
       "a garbage answer keeps what was known")
-    try store.serve(["de": .serves("2.1.0", minimumOs: "16.0", delaySeconds: 3)])
+    try store.serve([
+      "us": .notSold, "de": .serves("2.1.0", minimumOs: "17.0", delaySeconds: 3),
+      "fr": .status(403),
+    ])
     try world.waitForStore(client, "a slow answer") { $0.outcome("de") == "unreachable" }
     #expect(try world.check(client, "country=de&appVersion=2.0.5").latestVersion == "2.1.0")
 
