@@ -26,9 +26,24 @@ struct OperationsHandlers: Sendable {
             metrics.exposition(
               queueDepth: writer.queueDepth, unfoldedEvents: writer.unfoldedEvents,
               ready: writer.isAcceptingWrites,
-              walBytes: Database.walBytes(ofDatabaseAt: databasePath)) + storeMetrics(),
+              walBytes: Database.walBytes(ofDatabaseAt: databasePath)) + Self.answerBacklog()
+              + storeMetrics(),
             contentType: "text/plain; version=0.0.4; charset=utf-8"))
       },
     ]
+  }
+
+  /// The bytes of answers waiting for slow readers, in memory and in files
+  /// (`AnswerBacklog`).
+  private static func answerBacklog() -> String {
+    let spilled = AnswerBacklog.spilled
+    return """
+      # HELP uptake_answer_backlog_bytes Bytes of answers still being sent to their readers, \
+      held in memory or read from a nameless file.
+      # TYPE uptake_answer_backlog_bytes gauge
+      uptake_answer_backlog_bytes{held="memory"} \(AnswerBacklog.backlog - spilled)
+      uptake_answer_backlog_bytes{held="file"} \(spilled)
+
+      """
   }
 }

@@ -51,16 +51,18 @@ struct AnswerBacklogEndToEndTests {
     let fast = try client.get(fixture.daemon.url(Self.widePath), key: fixture.readKey)
     try #require(fast.status == 200 && fast.body.count > 4_000_000, "\(fast.body.count) bytes")
     let pid = fixture.daemon.process.processIdentifier
-    let before = try residentBytes(pid)
 
     let readers = try (0..<10).map { _ in try slowReader(fixture, waiting: false) }
     for reader in readers { waitForAnswer(reader) }
     Thread.sleep(forTimeInterval: 0.5)
-    let holding = try residentBytes(pid)
-    // Held in memory, ten answers would be 10 × 4.7 MB more.
+    // Held in memory, ten answers would be 10 × 4.7 MB of it.
+    let metrics = try client.get(fixture.daemon.url("/metrics")).text
+    let inMemory = Self.gauge(metrics, #"uptake_answer_backlog_bytes{held="memory"}"#)
+    let inFiles = Self.gauge(metrics, #"uptake_answer_backlog_bytes{held="file"}"#)
+    #expect(inMemory < Double(1 << 20), "\(inMemory) bytes of answers held in memory")
     #expect(
-      holding - before < 16 << 20,
-      "resident \(before >> 20) MiB before, \(holding >> 20) MiB with ten slow readers")
+      inFiles == 10 * Double(fast.body.count),
+      "\(inFiles) bytes of answers in files for ten readers")
     let spilled = try openAnswerFiles(pid)
     #expect(spilled == 10, "each answer is read from a file of its own: \(spilled)")
     let leftBehind = try FileManager.default.contentsOfDirectory(atPath: fixture.scratch.url.path)
@@ -121,11 +123,9 @@ struct AnswerBacklogEndToEndTests {
     #expect(poll(&arriving, 1, 60_000) == 1, "the answer starts")
   }
 
-  /// The daemon's resident memory now (VmRSS), in bytes.
-  private func residentBytes(_ pid: Int32) throws -> Int {
-    let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-    let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") })
-    return try #require(Int(line.split(separator: " ").dropFirst().first ?? "")) * 1024
+  private static func gauge(_ metrics: String, _ series: String) -> Double {
+    metrics.split(separator: "\n").first { $0.hasPrefix(series + " ") }
+      .flatMap { Double($0.split(separator: " ").last ?? "") } ?? -1
   }
 
   /// How many descriptors of the daemon point at an answer's file.

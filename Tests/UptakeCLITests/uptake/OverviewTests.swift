@@ -29,6 +29,7 @@ struct OverviewTests {
           updates put      load an app's update configuration (JSON) and make it live
           updates get      print an app's live update configuration
           updates history  list the versions of an app's update configuration
+          updates status   show what the App Store serves in each watched country
 
         Run `uptake COMMAND --help` for a command's options.
         Exit codes: 0 ok, 64 usage, 65 bad input data, 66 database or input file
