@@ -19,21 +19,15 @@ struct UpdatesHistoryCommand: Command {
       --db PATH     SQLite file (env UPTAKE_DB, default ./uptake.db)
     """
 
-  let appId: String
-  let databasePath: String
+  let arguments: AppArguments
 
   init(arguments: [String]) throws(CommandError) {
-    let parsed = try Arguments(arguments, valueFlags: ["--db", "--app"], booleanFlags: [])
-    guard parsed.positionals.isEmpty else {
-      throw .usage("unexpected argument \(parsed.positionals[0])")
-    }
-    appId = try ReportOptions.appId(parsed)
-    databasePath = parsed.databasePath
+    self.arguments = try AppArguments(arguments)
   }
 
   func run(_ output: inout CommandOutput) throws(CommandError) {
-    let database = try StoreAccess.open(databasePath)
-    let app = try StoreAccess.app(appId, in: database)
+    let database = try StoreAccess.open(arguments.databasePath)
+    let app = try StoreAccess.app(arguments.appId, in: database)
     let history: [StoredUpdateConfiguration]
     do {
       history = try UpdateConfigStore.history(appNo: app.appNo, in: database)

@@ -23,21 +23,15 @@ struct UpdatesStatusCommand: Command {
       --db PATH     SQLite file (env UPTAKE_DB, default ./uptake.db)
     """
 
-  let appId: String
-  let databasePath: String
+  let arguments: AppArguments
 
   init(arguments: [String]) throws(CommandError) {
-    let parsed = try Arguments(arguments, valueFlags: ["--db", "--app"], booleanFlags: [])
-    guard parsed.positionals.isEmpty else {
-      throw .usage("unexpected argument \(parsed.positionals[0])")
-    }
-    appId = try ReportOptions.appId(parsed)
-    databasePath = parsed.databasePath
+    self.arguments = try AppArguments(arguments)
   }
 
   func run(_ output: inout CommandOutput) throws(CommandError) {
-    let database = try StoreAccess.open(databasePath)
-    let app = try StoreAccess.app(appId, in: database)
+    let database = try StoreAccess.open(arguments.databasePath)
+    let app = try StoreAccess.app(arguments.appId, in: database)
     let entries: [UpdateEntry]
     let kept: [StoreWatchRecords.Key: CountryStoreState]
     do {
@@ -50,7 +44,7 @@ struct UpdatesStatusCommand: Command {
     let watched = entries.filter { $0.appStore != nil }
     guard !watched.isEmpty else {
       output.standardOutput(
-        "no entry of \(appId)'s live configuration names its App Store app (appStore)\n")
+        "no entry of \(arguments.appId)'s live configuration names its App Store app (appStore)\n")
       return
     }
     let now = WallClock.nowMs()

@@ -77,7 +77,8 @@ struct InputCommandsTests {
 
   @Test("updates history --app APPID")
   func history() throws {
-    #expect(try UpdatesHistoryCommand(arguments: ["--app", "shop"]).appId == "shop")
+    #expect(try UpdatesHistoryCommand(arguments: ["--app", "shop"]).arguments.appId == "shop")
+    #expect(try UpdatesStatusCommand(arguments: ["--app", "shop"]).arguments.appId == "shop")
   }
 
   @Test(
