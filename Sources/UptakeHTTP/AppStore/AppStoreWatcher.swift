@@ -36,7 +36,6 @@ public final class AppStoreWatcher: Sendable {
     /// runs on it, not on the watch's clock, which a test moves by hours.
     var askedAt: [Target: Date] = [:]
     var lookups: [String: Int] = [:]
-    var held: [StoreGateHold: Int] = [:]
     /// Throttled answers in a row: the global pause's count.
     var throttledInARow = 0
   }
@@ -46,6 +45,12 @@ public final class AppStoreWatcher: Sendable {
   private let client: StoreLookupClient
   private let state = Mutex(State())
   private let stopped = Atomic<Bool>(false)
+  private let started = Atomic<Bool>(false)
+  /// Checks held back, by `StoreGateHold`, counted without a lock: every
+  /// gated check may add one, on the server's threads.
+  private let heldNotLiveYet = Atomic<Int>(0)
+  private let heldNotSold = Atomic<Int>(0)
+  private let heldForce = Atomic<Int>(0)
   private let finished = DispatchSemaphore(value: 0)
   private let logger: Logger
   /// Where each lookup's outcome is kept (`StoreWatchRecords`); nil keeps
@@ -105,7 +110,20 @@ public final class AppStoreWatcher: Sendable {
 
   /// Counts a check the gate held back.
   func held(_ hold: StoreGateHold) {
-    state.withLock { $0.held[hold, default: 0] += 1 }
+    switch hold {
+    case .notLiveYet: heldNotLiveYet.add(1, ordering: .relaxed)
+    case .notSold: heldNotSold.add(1, ordering: .relaxed)
+    case .forceHeld: heldForce.add(1, ordering: .relaxed)
+    }
+  }
+
+  /// Checks held back for `hold` so far.
+  private func heldCount(_ hold: StoreGateHold) -> Int {
+    switch hold {
+    case .notLiveYet: heldNotLiveYet.load(ordering: .relaxed)
+    case .notSold: heldNotSold.load(ordering: .relaxed)
+    case .forceHeld: heldForce.load(ordering: .relaxed)
+    }
   }
 
   /// Every country's state now, for `/v1/store`.
@@ -128,7 +146,7 @@ public final class AppStoreWatcher: Sendable {
     text += "# TYPE uptake_checks_held_by_store_total counter\n"
     for hold in StoreGateHold.allCases {
       text +=
-        "uptake_checks_held_by_store_total{reason=\"\(hold.rawValue)\"} \(snapshot.held[hold] ?? 0)\n"
+        "uptake_checks_held_by_store_total{reason=\"\(hold.rawValue)\"} \(heldCount(hold))\n"
     }
     return text
   }
@@ -138,6 +156,7 @@ public final class AppStoreWatcher: Sendable {
 
   /// Starts the thread.
   func start() {
+    started.store(true, ordering: .releasing)
     let thread = Thread { [self] in
       run()
       finished.signal()
@@ -146,10 +165,12 @@ public final class AppStoreWatcher: Sendable {
     thread.start()
   }
 
-  /// Stops the thread after the lookup under way, and waits for it.
+  /// Stops the thread, waiting at most 2 s for the lookup under way: a
+  /// shutdown must not wait out Apple's slowest answer. A lookup that ends
+  /// later is written as any other, in its own transaction.
   func stop() {
     stopped.store(true, ordering: .releasing)
-    finished.wait()
+    if started.load(ordering: .acquiring) { _ = finished.wait(timeout: .now() + 2) }
   }
 
   private func run() {
