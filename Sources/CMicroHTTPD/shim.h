@@ -1,3 +1,5 @@
+#define _GNU_SOURCE 1
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -41,4 +43,16 @@ static inline int uptake_mhd_client_address(struct MHD_Connection *connection,
     return 0;
   }
   return inet_ntop(address->sa_family, bytes, buffer, (socklen_t)size) != NULL;
+}
+
+/// A new file in `directory` with no name, open for reading and writing,
+/// mode 0600 (Linux's O_TMPFILE, which Swift's Glibc module does not
+/// import); -1 where the file system cannot make one.
+static inline int uptake_open_nameless(const char *directory) {
+#if defined(O_TMPFILE)
+  return open(directory, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+#else
+  (void)directory;
+  return -1;
+#endif
 }

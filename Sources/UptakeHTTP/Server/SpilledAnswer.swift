@@ -51,25 +51,25 @@ final class SpilledAnswer {
     return response
   }
 
-  /// Up to `room` bytes from `position`; libmicrohttpd's "end with error"
-  /// (-2), which closes the connection, if the file cannot be read.
+  /// Up to `room` bytes from `position`: libmicrohttpd's "end of stream"
+  /// (-1) past the end, and its "end with error" (-2), which closes the
+  /// connection, if the file cannot be read.
   private func read(at position: UInt64, into buffer: UnsafeMutablePointer<CChar>, room: Int)
     -> Int
   {
-    let wanted = min(room, size - Int(position))
-    let count = pread(descriptor, buffer, wanted, off_t(position))
-    return count > 0 ? count : -2
+    let wanted = min(room, size - Int(min(position, UInt64(size))))
+    guard wanted > 0 else { return -1 }
+    while true {
+      let count = pread(descriptor, buffer, wanted, off_t(position))
+      if count < 0 && errno == EINTR { continue }
+      return count > 0 ? count : -2
+    }
   }
 
   /// A descriptor of a file in `directory` that holds `body` and has no
   /// name; nil, with nothing left behind, when it cannot be made.
   private static func writeUnlinked(_ body: [UInt8], in directory: String) -> Int32? {
-    var template = Array("\(directory)/.uptake-answer-XXXXXX".utf8CString)
-    // mkstemp creates the file 0600 and opens it exclusively.
-    let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-    guard descriptor >= 0 else { return nil }
-    template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
-    _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+    guard let descriptor = openUnlinked(in: directory) else { return nil }
     let written = body.withUnsafeBytes { bytes -> Bool in
       var offset = 0
       while offset < bytes.count {
@@ -84,6 +84,21 @@ final class SpilledAnswer {
       close(descriptor)
       return nil
     }
+    return descriptor
+  }
+
+  /// A new file in `directory` without a name, open for reading and
+  /// writing (0600): O_TMPFILE, so it never has one even for an instant;
+  /// where the file system cannot, mkstemp and at once unlink.
+  private static func openUnlinked(in directory: String) -> Int32? {
+    let nameless = uptake_open_nameless(directory)
+    if nameless >= 0 { return nameless }
+    var template = Array("\(directory)/.uptake-answer-XXXXXX".utf8CString)
+    // mkstemp creates the file 0600 and opens it exclusively.
+    let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+    guard descriptor >= 0 else { return nil }
+    template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+    _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
     return descriptor
   }
 }

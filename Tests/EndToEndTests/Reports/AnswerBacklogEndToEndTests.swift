@@ -63,11 +63,11 @@ struct AnswerBacklogEndToEndTests {
     #expect(
       inFiles == 10 * Double(fast.body.count),
       "\(inFiles) bytes of answers in files for ten readers")
-    let spilled = try openAnswerFiles(pid)
+    let spilled = try openAnswerFiles(pid, in: fixture.scratch.url.path)
     #expect(spilled == 10, "each answer is read from a file of its own: \(spilled)")
-    let leftBehind = try FileManager.default.contentsOfDirectory(atPath: fixture.scratch.url.path)
-      .filter { $0.hasPrefix(".uptake-answer-") }
-    #expect(leftBehind.isEmpty, "the files have no name: \(leftBehind)")
+    let files = try FileManager.default.contentsOfDirectory(atPath: fixture.scratch.url.path)
+    #expect(
+      Set(files).isSubset(of: Self.databaseFiles), "the answers' files have no name: \(files)")
 
     for reader in readers {
       let (text, closed) = reader.readUntilClosed(timeout: 30)
@@ -77,7 +77,7 @@ struct AnswerBacklogEndToEndTests {
     var open = spilled
     for _ in 0..<50 where open != 0 {
       Thread.sleep(forTimeInterval: 0.1)
-      open = try openAnswerFiles(pid)
+      open = try openAnswerFiles(pid, in: fixture.scratch.url.path)
     }
     #expect(open == 0, "each file is closed once its answer is sent")
   }
@@ -128,13 +128,21 @@ struct AnswerBacklogEndToEndTests {
       .flatMap { Double($0.split(separator: " ").last ?? "") } ?? -1
   }
 
-  /// How many descriptors of the daemon point at an answer's file.
-  private func openAnswerFiles(_ pid: Int32) throws -> Int {
-    let directory = "/proc/\(pid)/fd"
-    return try FileManager.default.contentsOfDirectory(atPath: directory).count {
+  /// What the test's directory holds besides answers: the database, its
+  /// rollups file, their logs, and the daemon's log.
+  private static let databaseFiles: Set<String> = [
+    "uptake.db", "uptake.db-wal", "uptake.db-shm", "uptake.db-rollups", "uptake.db-rollups-wal",
+    "uptake.db-rollups-shm", "uptaked-1.log",
+  ]
+
+  /// How many descriptors of the daemon point at a file of `directory`
+  /// without a name: an answer's (O_TMPFILE's `#inode`, or an unlinked one).
+  private func openAnswerFiles(_ pid: Int32, in directory: String) throws -> Int {
+    let descriptors = "/proc/\(pid)/fd"
+    return try FileManager.default.contentsOfDirectory(atPath: descriptors).count {
       let target =
-        (try? FileManager.default.destinationOfSymbolicLink(atPath: "\(directory)/\($0)"))
-      return target?.contains(".uptake-answer-") == true
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "\(descriptors)/\($0)")) ?? ""
+      return target.hasPrefix(directory + "/") && target.hasSuffix(" (deleted)")
     }
   }
 }
