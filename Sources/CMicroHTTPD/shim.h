@@ -1,4 +1,3 @@
-#define _GNU_SOURCE 1
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -46,11 +45,19 @@ static inline int uptake_mhd_client_address(struct MHD_Connection *connection,
 }
 
 /// A new file in `directory` with no name, open for reading and writing,
-/// mode 0600 (Linux's O_TMPFILE, which Swift's Glibc module does not
-/// import); -1 where the file system cannot make one.
+/// mode 0600 (Linux's O_TMPFILE); -1 where the file system cannot make
+/// one. glibc defines O_TMPFILE only under _GNU_SOURCE, and defining that
+/// here changes system types other modules share (fd_set), so the flag is
+/// spelled out: __O_TMPFILE is 020000000 on every architecture Debian's
+/// Swift runs on (x86-64, arm64: the kernel's generic value).
 static inline int uptake_open_nameless(const char *directory) {
+#if defined(__linux__)
 #if defined(O_TMPFILE)
-  return open(directory, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  int flags = O_TMPFILE;
+#else
+  int flags = 020000000 | O_DIRECTORY;
+#endif
+  return open(directory, flags | O_RDWR | O_CLOEXEC, 0600);
 #else
   (void)directory;
   return -1;
