@@ -89,6 +89,23 @@ public struct CountryStoreState: Sendable, Equatable {
     return seen.last { (liveSinceMs($0.version, graceMs: graceMs) ?? .max) <= nowMs }
   }
 
+  /// The country's state as `/v1/store` and `uptake updates status` name it.
+  public enum Status: String, Sendable {
+    /// Never looked up.
+    case unknown
+    case nothingLive = "nothing_live"
+    case live
+    case notSold = "not_sold"
+  }
+
+  public func status(at nowMs: Int64, graceMs: Int64) -> Status {
+    switch availability(at: nowMs, graceMs: graceMs) {
+    case .notSold: .notSold
+    case .nothingLive: lastLookup == nil ? .unknown : .nothingLive
+    case .live: .live
+    }
+  }
+
   /// What a check in this country may rely on at `nowMs`.
   public func availability(at nowMs: Int64, graceMs: Int64) -> StoreAvailability {
     if notSold { return .notSold }

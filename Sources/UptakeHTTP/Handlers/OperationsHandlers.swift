@@ -36,14 +36,13 @@ struct OperationsHandlers: Sendable {
   /// The bytes of answers waiting for slow readers, in memory and in files
   /// (`AnswerBacklog`).
   private static func answerBacklog() -> String {
-    let spilled = AnswerBacklog.spilled
-    return """
-      # HELP uptake_answer_backlog_bytes Bytes of answers still being sent to their readers, \
-      held in memory or read from a nameless file.
-      # TYPE uptake_answer_backlog_bytes gauge
-      uptake_answer_backlog_bytes{held="memory"} \(AnswerBacklog.backlog - spilled)
-      uptake_answer_backlog_bytes{held="file"} \(spilled)
+    """
+    # HELP uptake_answer_backlog_bytes Bytes of answers still being sent to their readers, \
+    held in memory or read from a nameless file.
+    # TYPE uptake_answer_backlog_bytes gauge
+    uptake_answer_backlog_bytes{held="memory"} \(AnswerBacklog.held)
+    uptake_answer_backlog_bytes{held="file"} \(AnswerBacklog.spilled)
 
-      """
+    """
   }
 }

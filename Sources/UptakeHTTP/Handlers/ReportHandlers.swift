@@ -97,14 +97,14 @@ struct ReportHandlers: Sendable {
       json.member("ignoreRate", detail.rate(.ignore))
       json.key("days")
       days.writeRows(into: &json)
-      let entry = try UpdateConfigStore.live(appNo: app.appNo, in: database)?.configuration?
-        .entry(updateId: updateId)
+      let entry = try UpdateConfigStore.liveEntry(
+        appNo: app.appNo, updateId: updateId, in: database)
       for (name, cell) in zip(Self.configurationColumns, Self.configurationCells(entry)) {
         json.key(name)
         if case .text(let text?) = cell { json.value(text) } else { json.null() }
       }
       Self.writeStoreLag(
-        try StoreLag.of(appNo: app.appNo, updateId: updateId, in: database), nowMs: clock(),
+        try StoreLag.of(appNo: app.appNo, entry: entry, in: database), nowMs: clock(),
         into: &json)
       json.endObject()
       return .json(json)
@@ -115,18 +115,21 @@ struct ReportHandlers: Sendable {
   /// download to a higher version.
   func funnel(_ request: Request) -> Response {
     withUpdateId(request) { (updateId, parameters, app, database) throws(StoreError) -> Response in
+      // The live entry once: its latestVersion is the upgrade's target,
+      // its appStore the store lag's countries.
+      let entry = try UpdateConfigStore.liveEntry(
+        appNo: app.appNo, updateId: updateId, in: database)
       let funnel = try queries(database)
         .funnel(
           appNo: app.appNo, updateId: updateId, range: parameters.range, test: parameters.test,
-          targetVersion: UpdateConfigStore.latestVersion(
-            appNo: app.appNo, updateId: updateId, in: database))
+          targetVersion: entry?.latestVersion.text)
       var table = ReportTable(
         columns: ["impressions", "downloads", "upgraded", "medianHoursToUpgrade"])
       table.append([
         .count(funnel.impressions), .count(funnel.downloads), .count(funnel.upgraded),
         .fraction(funnel.medianHoursToUpgrade),
       ])
-      let lags = try StoreLag.of(appNo: app.appNo, updateId: updateId, in: database)
+      let lags = try StoreLag.of(appNo: app.appNo, entry: entry, in: database)
       let now = clock()
       return table.singleRowResponse(parameters) { Self.writeStoreLag(lags, nowMs: now, into: &$0) }
     }

@@ -53,13 +53,7 @@ struct StoreHandlers: Sendable {
   ) {
     json.beginObject()
     json.member("country", country)
-    let status: String
-    switch state.availability(at: now, graceMs: watch.graceMs) {
-    case .notSold: status = "not_sold"
-    case .nothingLive: status = state.lastLookup == nil ? "unknown" : "nothing_live"
-    case .live: status = "live"
-    }
-    json.member("status", status)
+    json.member("status", state.status(at: now, graceMs: watch.graceMs).rawValue)
     json.key("liveVersion")
     if let live = state.live(at: now, graceMs: watch.graceMs) {
       json.value(live.version.text)

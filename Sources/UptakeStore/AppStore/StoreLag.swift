@@ -23,29 +23,29 @@ public struct StoreLag: Sendable, Equatable {
     return Double(max(0, liveSinceMs - configuredAtMs)) / 3_600_000
   }
 
-  /// The lag of each country the live configuration's entry `updateId`
-  /// watches; empty when it watches none.
-  public static func of(appNo: Int64, updateId: String, in database: Database)
+  /// The lag of each country `entry` (the live configuration's, of app
+  /// `appNo`) watches; empty, without reading anything, when it watches
+  /// none, as for most updates of most apps.
+  public static func of(appNo: Int64, entry: UpdateEntry?, in database: Database)
     throws(StoreError) -> [StoreLag]
   {
+    guard let entry, let watch = entry.appStore else { return [] }
     let history = try UpdateConfigStore.history(appNo: appNo, in: database)
-    guard let live = history.last?.configuration?.entry(updateId: updateId),
-      let watch = live.appStore
-    else { return [] }
-    var configuredAt = history.last!.createdAtMs
+    var configuredAt = history.last?.createdAtMs ?? 0
     for stored in history.reversed() {
-      guard stored.configuration?.entry(updateId: updateId)?.latestVersion == live.latestVersion
+      guard
+        stored.configuration?.entry(updateId: entry.updateId)?.latestVersion
+          == entry.latestVersion
       else { break }
       configuredAt = stored.createdAtMs
     }
-    let kept = try StoreWatchRecords.load(database)
+    let kept = try StoreWatchRecords.load(database, appStoreId: watch.appId)
     return watch.countries.map { country in
       let state = kept[StoreWatchRecords.Key(appStoreId: watch.appId, country: country)]
-      let firstSeen = state?.seen.filter { $0.version >= live.latestVersion }.map(\.firstSeenMs)
-        .min()
       return StoreLag(
-        country: country, version: live.latestVersion, configuredAtMs: configuredAt,
-        firstSeenMs: firstSeen, liveSinceMs: firstSeen.map { $0 + watch.graceMs })
+        country: country, version: entry.latestVersion, configuredAtMs: configuredAt,
+        firstSeenMs: state?.liveSinceMs(entry.latestVersion, graceMs: 0),
+        liveSinceMs: state?.liveSinceMs(entry.latestVersion, graceMs: watch.graceMs))
     }
   }
 }

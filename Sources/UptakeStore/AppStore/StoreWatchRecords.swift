@@ -15,14 +15,17 @@ public enum StoreWatchRecords {
     }
   }
 
-  /// Every country's kept state.
-  public static func load(_ database: Database) throws(StoreError) -> [Key: CountryStoreState] {
+  /// Every country's kept state, or only those of one App Store app.
+  public static func load(_ database: Database, appStoreId: String? = nil) throws(StoreError)
+    -> [Key: CountryStoreState]
+  {
     var seen: [Key: [CountryStoreState.SeenVersion]] = [:]
     let versions = try database.statement(
       """
       SELECT app_store_id, country, version, first_seen_at, minimum_os_version
-      FROM app_store_versions
+      FROM app_store_versions WHERE ?1 IS NULL OR app_store_id = ?1
       """)
+    try versions.bind(1, appStoreId)
     while try versions.step() {
       guard let version = Version(versions.string(2)) else { continue }
       let key = Key(appStoreId: versions.string(0), country: versions.string(1))
@@ -36,8 +39,9 @@ public enum StoreWatchRecords {
     let lookups = try database.statement(
       """
       SELECT app_store_id, country, looked_up_at, outcome, detail, failures_in_a_row, not_sold
-      FROM app_store_lookups
+      FROM app_store_lookups WHERE ?1 IS NULL OR app_store_id = ?1
       """)
+    try lookups.bind(1, appStoreId)
     while try lookups.step() {
       let key = Key(appStoreId: lookups.string(0), country: lookups.string(1))
       states[key] = CountryStoreState(

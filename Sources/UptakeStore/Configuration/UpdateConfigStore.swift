@@ -77,14 +77,14 @@ public enum UpdateConfigStore {
     return versions
   }
 
-  /// The `latestVersion` the live configuration names for `updateId`, nil
-  /// when no live entry has that update id. This is the funnel's target: an
-  /// install counts as upgraded once it reaches this version.
-  public static func latestVersion(appNo: Int64, updateId: String, in database: Database)
-    throws(StoreError) -> String?
+  /// The live configuration's entry for `updateId`, nil when none has that
+  /// update id. Its `latestVersion` is the funnel's target (an install
+  /// counts as upgraded once it reaches it); its `appStore`, the countries
+  /// of the store lag the update's reports show.
+  public static func liveEntry(appNo: Int64, updateId: String, in database: Database)
+    throws(StoreError) -> UpdateEntry?
   {
-    try live(appNo: appNo, in: database)?.configuration?.entry(updateId: updateId)?
-      .latestVersion.text
+    try live(appNo: appNo, in: database)?.configuration?.entry(updateId: updateId)
   }
 
   private static func row(of statement: Statement, appNo: Int64) throws(StoreError)

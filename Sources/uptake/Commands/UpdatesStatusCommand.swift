@@ -69,12 +69,8 @@ struct UpdatesStatusCommand: Command {
     _ entry: UpdateEntry, _ watch: AppStoreWatch, _ country: String, _ state: CountryStoreState,
     now: Int64
   ) -> [String] {
-    let status: String
-    switch state.availability(at: now, graceMs: watch.graceMs) {
-    case .notSold: status = "not sold"
-    case .nothingLive: status = state.lastLookup == nil ? "unknown" : "nothing live"
-    case .live: status = "live"
-    }
+    let status = state.status(at: now, graceMs: watch.graceMs).rawValue
+      .replacingOccurrences(of: "_", with: " ")
     let versions = state.seen.reversed().map { seen in
       let liveSince = state.liveSinceMs(seen.version, graceMs: watch.graceMs) ?? seen.firstSeenMs
       return "\(seen.version.text) (\(Timestamp.formatRFC3339(seen.firstSeenMs)) -> "

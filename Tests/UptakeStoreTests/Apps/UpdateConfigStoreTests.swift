@@ -73,14 +73,15 @@ private func shopDatabase(_ scratch: ScratchDirectory) throws -> (Database, Int6
     defer { scratch.remove() }
     let (database, appNo) = try shopDatabase(scratch)
     #expect(
-      try UpdateConfigStore.latestVersion(appNo: appNo, updateId: "u-ios", in: database) == nil)
+      try UpdateConfigStore.liveEntry(appNo: appNo, updateId: "u-ios", in: database) == nil)
     try UpdateConfigStore.put(
       try iosConfiguration(latestVersion: "2.10.0"), appNo: appNo, in: database, nowMs: 1)
     #expect(
-      try UpdateConfigStore.latestVersion(appNo: appNo, updateId: "u-ios", in: database) == "2.10.0"
+      try UpdateConfigStore.liveEntry(appNo: appNo, updateId: "u-ios", in: database)?.latestVersion
+        .text == "2.10.0"
     )
     #expect(
-      try UpdateConfigStore.latestVersion(appNo: appNo, updateId: "other", in: database) == nil)
+      try UpdateConfigStore.liveEntry(appNo: appNo, updateId: "other", in: database) == nil)
   }
 }
 

@@ -21,7 +21,10 @@ enum AnswerBacklog {
   private static let spilledBytes = Atomic<Int>(0)
 
   /// Bytes of answers waiting to be sent now, in memory and in files.
-  static var backlog: Int { heldBytes.load(ordering: .relaxed) + spilled }
+  static var backlog: Int { held + spilled }
+
+  /// Bytes of answers waiting to be sent from memory.
+  static var held: Int { heldBytes.load(ordering: .relaxed) }
 
   /// Bytes of answers waiting to be sent from files.
   static var spilled: Int { spilledBytes.load(ordering: .relaxed) }
