@@ -17,11 +17,8 @@ import UptakeStore
 /// pauses every lookup the same way, since it counts the whole address.
 public final class AppStoreWatcher: Sendable {
   /// One lookup target: an App Store app in one country, whichever apps
-  /// and platforms watch it.
-  struct Target: Hashable, Sendable {
-    let appId: String
-    let country: String
-  }
+  /// and platforms watch it; the key its state is kept under too.
+  typealias Target = StoreWatchRecords.Key
 
   /// What a target needs from the configurations: whether a configured
   /// latestVersion is still not live there.
@@ -70,11 +67,7 @@ public final class AppStoreWatcher: Sendable {
     client = StoreLookupClient(timeoutSeconds: options.timeoutSeconds)
     if let records {
       let kept = try StoreWatchRecords.load(records)
-      state.withLock { state in
-        for (key, country) in kept {
-          state.countries[Target(appId: key.appStoreId, country: key.country)] = country
-        }
-      }
+      state.withLock { $0.countries = kept }
     }
     self.records = Mutex(records)
   }
@@ -88,7 +81,7 @@ public final class AppStoreWatcher: Sendable {
         guard let watch = platform.entry.appStore else { continue }
         for country in watch.countries {
           targets[
-            Target(appId: watch.appId, country: country),
+            Target(appStoreId: watch.appId, country: country),
             default: Watched(graceMs: watch.graceMs, latestVersions: [])
           ].latestVersions.append(platform.entry.latestVersion)
         }
@@ -104,7 +97,8 @@ public final class AppStoreWatcher: Sendable {
   func availability(appId: String, country: String, graceMs: Int64) -> StoreAvailability {
     let now = nowMs()
     return state.withLock {
-      $0.countries[Target(appId: appId, country: country)]?.availability(at: now, graceMs: graceMs)
+      $0.countries[Target(appStoreId: appId, country: country)]?.availability(
+        at: now, graceMs: graceMs)
     } ?? .nothingLive
   }
 
@@ -128,7 +122,7 @@ public final class AppStoreWatcher: Sendable {
 
   /// Every country's state now, for `/v1/store`.
   func snapshot(appId: String, country: String) -> CountryStoreState? {
-    state.withLock { $0.countries[Target(appId: appId, country: country)] }
+    state.withLock { $0.countries[Target(appStoreId: appId, country: country)] }
   }
 
   /// The watch's counters in the Prometheus text format.
@@ -188,13 +182,13 @@ public final class AppStoreWatcher: Sendable {
       }
       guard
         let url = StoreLookupClient.url(
-          base: options.lookupBase, country: target.country, appId: target.appId)
+          base: options.lookupBase, country: target.country, appId: target.appStoreId)
       else {
         logger.error("cannot form the App Store lookup URL", ["base": options.lookupBase])
         pause(until: now.addingTimeInterval(spacing))
         continue
       }
-      let result = client.lookUp(url, appId: target.appId)
+      let result = client.lookUp(url, appId: target.appStoreId)
       let lookedUpAt = nowMs()
       let (throttled, country) = state.withLock { state -> (Int, CountryStoreState) in
         state.countries[target, default: CountryStoreState()].record(result, at: lookedUpAt)
@@ -213,7 +207,10 @@ public final class AppStoreWatcher: Sendable {
       if case .failure(let problem) = result {
         logger.warning(
           "App Store lookup failed; the country keeps what was last seen",
-          ["country": target.country, "app_store.id": target.appId, "error": problem.description])
+          [
+            "country": target.country, "app_store.id": target.appStoreId,
+            "error": problem.description,
+          ])
       }
       nextAllowed = Date().addingTimeInterval(
         throttled > 0 ? max(spacing, backOffSeconds(failures: throttled)) : spacing)
@@ -226,8 +223,7 @@ public final class AppStoreWatcher: Sendable {
     do throws(StoreError) {
       try records.withLock { (database) throws(StoreError) in
         guard let database else { return }
-        try StoreWatchRecords.save(
-          country, for: .init(appStoreId: target.appId, country: target.country), in: database)
+        try StoreWatchRecords.save(country, for: target, in: database)
       }
     } catch {
       logger.error(
