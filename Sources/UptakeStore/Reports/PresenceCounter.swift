@@ -4,8 +4,8 @@
 /// When every group lies within one day (the grouping has the date, or the
 /// range is one day), an install's rows of a day are all its rows in any
 /// group it touches: each group counts one per run of rows, and no install
-/// is remembered past its run. Otherwise each group keeps the set of its
-/// installs.
+/// is remembered past its run. Otherwise each group keeps its installs'
+/// keys, counted distinct at the end (`DistinctKeys`).
 struct PresenceCounter {
   private let perRun: Bool
   private let hourly: Bool
@@ -15,7 +15,7 @@ struct PresenceCounter {
   private let tally: Tally
   private var touched: [Int] = []
   /// Set mode: the installs of each slot.
-  private var sets: [InstallSet?]
+  private var sets: [DistinctKeys]
   private var run = 0
   private var day = Int64.min
   private var install: Int64 = 0
@@ -26,7 +26,7 @@ struct PresenceCounter {
     slotCount = grouping.slotCount
     let width = perRun ? slotCount * (hourly ? 24 : 1) : 0
     tally = Tally(width: width)
-    sets = perRun ? [] : [InstallSet?](repeating: nil, count: slotCount)
+    sets = perRun ? [] : [DistinctKeys](repeating: DistinctKeys(), count: slotCount)
   }
 
   /// One row: the install's hours of each action (bit h for hour h) with
@@ -44,8 +44,7 @@ struct PresenceCounter {
     for action in 0..<4 where hours[action] != 0 {
       let slot = grouping.slot(part: part, action: action)
       guard perRun else {
-        if sets[slot] == nil { sets[slot] = InstallSet() }
-        sets[slot]!.insert(installKey)
+        sets[slot].insert(installKey)
         continue
       }
       guard hourly else {
@@ -82,8 +81,8 @@ struct PresenceCounter {
   /// Hands every count not handed yet to the grouping.
   mutating func finish(_ grouping: inout DimensionGrouping) {
     flush(&grouping)
-    for (slot, installs) in sets.enumerated() {
-      if let installs { grouping.addInstalls(installs.count, time: 0, slot: slot) }
+    for slot in sets.indices where !sets[slot].isEmpty {
+      grouping.addInstalls(sets[slot].distinctCount(), time: 0, slot: slot)
     }
   }
 }
