@@ -40,7 +40,8 @@ let package = Package(
       plugins: ["EmbedSchema"]),
     .target(
       name: "UptakeHTTP",
-      dependencies: ["UptakeCore", "UptakeStore", "CMicroHTTPD", "CZlib"]),
+      dependencies: ["UptakeCore", "UptakeStore", "CMicroHTTPD", "CZlib"],
+      plugins: ["EmbedDashboard"]),
     .executableTarget(name: "uptaked", dependencies: ["UptakeHTTP", "UptakeStore", "CMalloc"]),
     .executableTarget(name: "uptake", dependencies: ["UptakeStore"]),
     .target(name: "UptakeDataGen", dependencies: ["UptakeCore"]),
@@ -51,12 +52,16 @@ let package = Package(
     .executableTarget(
       name: "uptake-collide", dependencies: ["UptakeCore"], path: "tools/collide"),
 
-    // Migrations live in schema/ as plain SQL; this plugin compiles them into
-    // UptakeStore so the binaries run from any directory.
-    .executableTarget(name: "schema-embedder", path: "Plugins/SchemaEmbedderTool"),
+    // Migrations live in schema/ as plain SQL, the dashboard in dashboard/
+    // as HTML, CSS and JavaScript; these plugins compile them into
+    // UptakeStore and UptakeHTTP so the binaries run from any directory.
+    .executableTarget(name: "text-embedder", path: "Plugins/TextEmbedder"),
     .plugin(
       name: "EmbedSchema", capability: .buildTool(),
-      dependencies: ["schema-embedder"]),
+      dependencies: ["text-embedder"]),
+    .plugin(
+      name: "EmbedDashboard", capability: .buildTool(),
+      dependencies: ["text-embedder"]),
 
     // What the test targets share: scratch directories, the built programs
     // and a daemon to run, an HTTP client, event JSON. Foundation only, so

@@ -12,11 +12,16 @@ struct EmbedSchema: BuildToolPlugin {
       .filter { $0.pathExtension == "sql" }
       .sorted { $0.lastPathComponent < $1.lastPathComponent }
     let output = context.pluginWorkDirectoryURL.appending(path: "EmbeddedMigrations.swift")
+    // A migration is named by its file name without `.sql`: the name each
+    // database records once the migration has run.
+    let namedFiles = migrationFiles.flatMap {
+      [$0.deletingPathExtension().lastPathComponent, $0.path]
+    }
     return [
       .buildCommand(
         displayName: "Embedding \(migrationFiles.count) schema migrations",
-        executable: try context.tool(named: "schema-embedder").url,
-        arguments: [output.path] + migrationFiles.map(\.path),
+        executable: try context.tool(named: "text-embedder").url,
+        arguments: [output.path, "embeddedMigrations"] + namedFiles,
         inputFiles: migrationFiles,
         outputFiles: [output])
     ]

@@ -93,8 +93,12 @@ public final class Service: @unchecked Sendable {
       isShuttingDown: { serverBox.server?.isShuttingDown ?? false }, databasePath: path)
     let checks = CheckHandlers(configurations: updateConfigurations, store: storeWatcher)
     let store = StoreHandlers(configurations: updateConfigurations, watcher: storeWatcher)
+    // The dashboard's routes last: every API request finds its route
+    // before trying them.
+    let dashboard = DashboardHandlers(assets: .embedded)
     let router = Router(
-      routes: [ingest.route] + checks.routes + reports.routes + store.routes + operations.routes,
+      routes: [ingest.route] + checks.routes + reports.routes + store.routes + operations.routes
+        + dashboard.routes,
       keys: keys)
     let metrics = self.metrics
     server = HTTPServer(

@@ -94,6 +94,58 @@ struct ReportEndpointsTests {
     }
   }
 
+  @Test("GET /v1/app names the read key's app; without a read key it is 401")
+  func app() throws {
+    try ReportFixture.with { (fixture) throws in
+      let named = fixture.get("/v1/app")
+      let keyless = fixture.getWithoutKey("/v1/app")
+
+      #expect(named.status == 200)
+      #expect(named.header("Content-Type") == "application/json")
+      #expect(named.bodyText == #"{"appId":"shop"}"#)
+      #expect(keyless.status == 401)
+      #expect(keyless.header("WWW-Authenticate") == "Bearer")
+    }
+  }
+
+  @Test(
+    "the updates reports carry the configured rolloutPercent, null for an update no entry names")
+  func rolloutPercent() throws {
+    let configuration = """
+      {"updates": [{"updateId": "u1", "platform": "android", "latestVersion": "2.0",
+        "storeUrl": "market://details?id=com.example", "option": "flexible",
+        "rolloutPercent": 12.5, "texts": {"en": {"title": "T", "description": "D",
+        "updateNow": "U", "remindMeLater": "L", "ignore": "I"}}}]}
+      """
+    try ReportFixture.with(configuration: configuration) { (fixture) throws in
+      let list = fixture.get("/v1/updates")
+      let csv = fixture.get("/v1/updates", query: ["format": "csv"])
+      let one = fixture.get("/v1/updates/u1")
+      let unnamed = fixture.get("/v1/updates/u2")
+
+      #expect(
+        list.bodyText
+          == """
+          {"updates":[{"updateId":"u1","firstSeen":"2026-03-14T09:00:00Z",\
+          "lastSeen":"2026-03-15T00:10:00Z","impression":2,"download":1,"later":0,"ignore":0,\
+          "platform":"android","targetVersion":"2.0","option":"flexible","rolloutPercent":12.5}]}
+          """)
+      #expect(
+        csv.bodyText
+          == "updateId,firstSeen,lastSeen,impression,download,later,ignore,"
+          + "platform,targetVersion,option,rolloutPercent\r\n"
+          + "u1,2026-03-14T09:00:00Z,2026-03-15T00:10:00Z,2,1,0,0,android,2.0,flexible,12.5\r\n"
+      )
+      #expect(
+        one.bodyText.hasSuffix(
+          #","platform":"android","targetVersion":"2.0","option":"flexible","rolloutPercent":12.5}"#
+        ))
+      #expect(
+        unnamed.bodyText.hasSuffix(
+          #","platform":null,"targetVersion":null,"option":null,"rolloutPercent":null}"#))
+    }
+  }
+
   @Test("a table writes fractions the same in JSON and CSV, and null as an empty cell")
   func tableCells() {
     var table = ReportTable(columns: ["name", "count", "share"])
@@ -121,9 +173,16 @@ struct ReportFixture {
   let router: Router
   let readKey: String
 
-  static func with(_ body: (ReportFixture) throws -> Void) throws {
+  /// `configuration`, when given, is put as the app's live update
+  /// configuration first.
+  static func with(configuration: String? = nil, _ body: (ReportFixture) throws -> Void) throws {
     let shop = try ShopDatabase()
     defer { shop.remove() }
+    if let configuration {
+      try UpdateConfigStore.put(
+        try UpdateConfigurationDecoder.decode(Array(configuration.utf8)).get(),
+        appNo: shop.appNo, in: shop.database, nowMs: nowMs)
+    }
     let inserter = EventInserter(database: shop.database)
     let hour: Int64 = 3_600_000
     _ = try inserter.insert([
@@ -155,5 +214,10 @@ struct ReportFixture {
     let head = RequestHead(
       method: "GET", path: path, query: query, headers: ["Authorization": "Bearer \(readKey)"])
     return router.handle(Request(head: head)).response()
+  }
+
+  /// GETs `path` without a key.
+  func getWithoutKey(_ path: String) -> Response {
+    router.handle(Request(head: RequestHead(method: "GET", path: path))).response()
   }
 }

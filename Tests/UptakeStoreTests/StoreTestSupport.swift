@@ -113,7 +113,7 @@ extension Database {
   /// 0011) run them on a database folded by today's fold.
   func recreateDailyInstalls() throws {
     // The table as schema/0002 created it.
-    let rollups = try #require(embeddedMigrations.first { $0.name == "0002_rollups" }?.sql)
+    let rollups = try #require(embeddedMigrations.first { $0.name == "0002_rollups" }?.text)
     let start = try #require(rollups.range(of: "CREATE TABLE daily_installs"))
     let end = try #require(
       rollups.range(of: "WITHOUT ROWID;", range: start.upperBound..<rollups.endIndex))

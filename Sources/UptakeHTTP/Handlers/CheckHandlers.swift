@@ -120,22 +120,10 @@ struct CheckHandlers: Sendable {
     // A 304 carries the same caching headers as the 200 it stands for
     // (RFC 9110, 15.4.5), so a cache refreshing its copy keeps them.
     let headers = [("ETag", answer.etag), ("Cache-Control", cacheControl), ("Vary", vary)]
-    if let tags = request.head.header("if-none-match"), matches(tags, answer.etag) {
+    if let tags = request.head.header("if-none-match"), answer.isNamed(byIfNoneMatch: tags) {
       return Response(status: 304, headers: headers)
     }
     return Response(
       status: 200, headers: [("Content-Type", "application/json")] + headers, body: answer.body)
-  }
-
-  /// True when an `If-None-Match` list names `etag` (or is `*`); weak tags
-  /// match too, as RFC 9110 asks for this header.
-  static func matches(_ header: String, _ etag: String) -> Bool {
-    for candidate in header.split(separator: ",") {
-      var tag = HeaderBytes.trimmed(candidate)
-      if tag == "*" { return true }
-      if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
-      if tag == etag { return true }
-    }
-    return false
   }
 }

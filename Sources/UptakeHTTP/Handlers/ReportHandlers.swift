@@ -41,7 +41,20 @@ struct ReportHandlers: Sendable {
       Route("GET", "/v1/adoption", access: .readKey) { request in
         workers.outcome(appNo: request.app?.appNo ?? 0) { adoption(request) }
       },
+      // Answered at once: the key has named the app already.
+      Route("GET", "/v1/app", access: .readKey) { .respond(app($0)) },
     ]
+  }
+
+  /// `GET /v1/app`: the app the read key names, so a page signed in with a
+  /// key can say whose reports it shows.
+  func app(_ request: Request) -> Response {
+    guard let app = request.app else { return APIError.unauthorized.response }
+    var json = JSONWriter()
+    json.beginObject()
+    json.member("appId", app.appId)
+    json.endObject()
+    return .json(json)
   }
 
   /// `GET /v1/updates`: every update with events in the range.
@@ -101,7 +114,7 @@ struct ReportHandlers: Sendable {
         appNo: app.appNo, updateId: updateId, in: database)
       for (name, cell) in zip(Self.configurationColumns, Self.configurationCells(entry)) {
         json.key(name)
-        if case .text(let text?) = cell { json.value(text) } else { json.null() }
+        cell.write(into: &json)
       }
       Self.writeStoreLag(
         try StoreLag.of(appNo: app.appNo, entry: entry, in: database), nowMs: clock(),
@@ -196,7 +209,7 @@ struct ReportHandlers: Sendable {
   }
 
   /// `GET /v1/adoption`: installs per day and app version, with their share
-  /// of the day's installs.
+  /// of the day's installs, and (JSON only) the versions in version order.
   func adoption(_ request: Request) -> Response {
     run(request) { (parameters, app, database) throws(StoreError) -> Response in
       let rows = try queries(database)
@@ -209,18 +222,32 @@ struct ReportHandlers: Sendable {
           .count(row.installs), .fraction(row.share),
         ])
       }
-      return table.response(parameters, rowsKey: "rows")
+      // Every version of the rows once, in version order: a chart stacks
+      // them so without ordering versions itself.
+      var seen = Set<String>()
+      let versions = rows.map(\.appVersion).filter { seen.insert($0).inserted }
+        .sorted(by: VersionOrder.areInIncreasingOrder)
+      return table.response(parameters, rowsKey: "rows") { json in
+        json.key("versions")
+        json.beginArray()
+        for version in versions { json.value(version) }
+        json.endArray()
+      }
     }
   }
 
   /// What the live update configuration says of an update, added after the
   /// contract's columns (null when no entry names the update): the
-  /// platform, the version the prompt leads to, and the option.
-  private static let configurationColumns = ["platform", "targetVersion", "option"]
+  /// platform, the version the prompt leads to, the option, and the share
+  /// of installs the prompt reaches.
+  private static let configurationColumns = [
+    "platform", "targetVersion", "option", "rolloutPercent",
+  ]
 
   private static func configurationCells(_ entry: UpdateEntry?) -> [ReportTable.Cell] {
     [
       .text(entry?.platform.rawValue), .text(entry?.latestVersion.text), .text(entry?.option.name),
+      .fraction(entry?.rolloutPercent),
     ]
   }
 

@@ -9,6 +9,16 @@ struct ReportTable {
     case text(String?)
     case count(Int)
     case fraction(Double?)
+
+    /// The cell as a JSON value.
+    func write(into json: inout JSONWriter) {
+      switch self {
+      case .text(let text?): json.value(text)
+      case .text(nil): json.null()
+      case .count(let count): json.value(count)
+      case .fraction(let fraction): json.value(fraction)
+      }
+    }
   }
 
   /// The JSON member names, which are also the CSV header.
@@ -38,13 +48,17 @@ struct ReportTable {
     json.endArray()
   }
 
-  /// `{"<rowsKey>": [...]}`, or CSV when the request asked for it.
-  func response(_ parameters: ReportRequest, rowsKey: String) -> Response {
+  /// `{"<rowsKey>": [...]}`, or CSV when the request asked for it; `extra`
+  /// may add members after the rows (JSON only).
+  func response(
+    _ parameters: ReportRequest, rowsKey: String, extra: (inout JSONWriter) -> Void = { _ in }
+  ) -> Response {
     if parameters.wantsCSV { return .csv(csv) }
     var json = JSONWriter()
     json.beginObject()
     json.key(rowsKey)
     writeRows(into: &json)
+    extra(&json)
     json.endObject()
     return .json(json)
   }
@@ -68,12 +82,7 @@ struct ReportTable {
     json.beginObject()
     for (name, cell) in zip(columns, row) {
       json.key(name)
-      switch cell {
-      case .text(let text?): json.value(text)
-      case .text(nil): json.null()
-      case .count(let count): json.value(count)
-      case .fraction(let fraction): json.value(fraction)
-      }
+      cell.write(into: &json)
     }
     extra(&json)
     json.endObject()

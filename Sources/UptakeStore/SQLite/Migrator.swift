@@ -23,7 +23,7 @@ public enum Migrator {
         defer { existing.reset() }
         if try existing.step() { return false }
         do throws(StoreError) {
-          try database.execute(migration.sql)
+          try database.execute(migration.text)
         } catch {
           throw .migration(name: migration.name, message: error.description)
         }

@@ -32,7 +32,7 @@ struct CLIEndToEndTests {
 
     #expect(posted.status == 200)
     #expect(posted.text == #"{"accepted":1,"duplicates":0,"rejected":[]}"#)
-    #expect(report.text.hasSuffix(",1,0,0,0,,,\r\n"))
+    #expect(report.text.hasSuffix(",1,0,0,0,,,,\r\n"))
   }
 
   @Test(

@@ -10,11 +10,12 @@ struct MetricsLabelsEndToEndTests {
   static let methods: Set = ["GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH", "other"]
   static let routes: Set = [
     "/v1/events", "/v1/check", "/v1/lockout", "/v1/updates", "/v1/updates/{updateId}",
-    "/v1/updates/{updateId}/funnel", "/v1/report", "/v1/adoption", "/healthz", "/readyz",
-    "/metrics", "other",
+    "/v1/updates/{updateId}/funnel", "/v1/report", "/v1/adoption", "/v1/app", "/v1/store",
+    "/healthz", "/readyz", "/metrics", "/", "/dashboard/{file}", "other",
   ]
 
-  @Test("methods that break the text, 200 distinct methods and unknown paths: strict, bounded")
+  @Test(
+    "methods that break the text, 200 distinct methods, unknown paths and files: strict, bounded")
   func labelsFromFixedSets() throws {
     let fixture = try DaemonFixture()
     defer { fixture.tearDown() }
@@ -29,6 +30,12 @@ struct MetricsLabelsEndToEndTests {
     for _ in 0..<50 {
       let answer = try RawConnection.exchange(
         port: port, "GET /x/\(UUID().uuidString) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+      #expect(answer?.status == 404)
+    }
+    for _ in 0..<20 {
+      let answer = try RawConnection.exchange(
+        port: port,
+        "GET /dashboard/\(UUID().uuidString) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
       #expect(answer?.status == 404)
     }
     _ = try HTTPClient().get(fixture.daemon.url("/v1/updates"), key: fixture.readKey)
@@ -59,6 +66,11 @@ struct MetricsLabelsEndToEndTests {
       $0.name == requests && $0.labels == ["method": "GET", "route": "other", "status": "404"]
     }
     #expect(unknown?.value == 50, "every unknown path in one series")
+    let unknownFiles = exposition.samples.first {
+      $0.name == requests
+        && $0.labels == ["method": "GET", "route": "/dashboard/{file}", "status": "404"]
+    }
+    #expect(unknownFiles?.value == 20, "every unknown dashboard file in one series")
     #expect(text.utf8.count < 16 << 10, "a scrape stays small: \(text.utf8.count) bytes")
   }
 }

@@ -119,7 +119,8 @@ struct AdoptionFunnelEndToEndTests {
           {"date":"\(days.date(-2))","appVersion":"1.0.0","installs":3,"share":0.75},\
           {"date":"\(days.date(-2))","appVersion":"1.1.0","installs":1,"share":0.25},\
           {"date":"\(days.date(-1))","appVersion":"1.9.0","installs":1,"share":0.5},\
-          {"date":"\(days.date(-1))","appVersion":"1.10.0","installs":1,"share":0.5}]}
+          {"date":"\(days.date(-1))","appVersion":"1.10.0","installs":1,"share":0.5}],\
+          "versions":["0.9.0","1.0.0","1.1.0","1.9.0","1.10.0"]}
           """)
     }
   }
@@ -139,7 +140,7 @@ struct AdoptionFunnelEndToEndTests {
           + "\(days.date(-1)),1.10.0,1,0.333333\r\n")
       #expect(
         only.text
-          == #"{"rows":[{"date":"\#(days.date(-1))","appVersion":"1.9.0","installs":1,"share":1}]}"#
+          == #"{"rows":[{"date":"\#(days.date(-1))","appVersion":"1.9.0","installs":1,"share":1}],"versions":["1.9.0"]}"#
       )
     }
   }

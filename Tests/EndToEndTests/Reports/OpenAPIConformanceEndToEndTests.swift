@@ -110,6 +110,18 @@ struct OpenAPIConformanceEndToEndTests {
       Exchange(method: "GET", operation: "/healthz", target: "/healthz", key: .none, status: 200),
       Exchange(method: "GET", operation: "/readyz", target: "/readyz", key: .none, status: 200),
       Exchange(method: "GET", operation: "/metrics", target: "/metrics", key: .none, status: 200),
+      Exchange(method: "GET", operation: "/v1/app", target: "/v1/app", status: 200),
+      Exchange(method: "GET", operation: "/v1/app", target: "/v1/app", key: .none, status: 401),
+      Exchange(method: "GET", operation: "/", target: "/", key: .none, status: 200),
+      Exchange(
+        method: "GET", operation: "/dashboard/{file}", target: "/dashboard/chart.min.js",
+        key: .none, status: 200),
+      Exchange(
+        method: "GET", operation: "/dashboard/{file}", target: "/dashboard/chart.min.js",
+        key: .none, headers: ["If-None-Match": "*"], status: 304),
+      Exchange(
+        method: "GET", operation: "/dashboard/{file}", target: "/dashboard/none.js", key: .none,
+        status: 404),
     ]
 
     let client = HTTPClient()

@@ -56,9 +56,9 @@ struct ReportsEndToEndTests {
           == """
           {"updates":[\
           {"updateId":"u1","firstSeen":"\(days.time(-2, "10:00:00"))","lastSeen":"\(days.time(-1, "10:00:00"))",\
-          "impression":3,"download":1,"later":1,"ignore":0,"platform":null,"targetVersion":null,"option":null},\
+          "impression":3,"download":1,"later":1,"ignore":0,"platform":null,"targetVersion":null,"option":null,"rolloutPercent":null},\
           {"updateId":"u2","firstSeen":"\(days.time(-1, "12:00:00"))","lastSeen":"\(days.time(-1, "12:00:00"))",\
-          "impression":0,"download":0,"later":0,"ignore":1,"platform":null,"targetVersion":null,"option":null}]}
+          "impression":0,"download":0,"later":0,"ignore":1,"platform":null,"targetVersion":null,"option":null,"rolloutPercent":null}]}
           """)
       let byDefault = try client.get(fixture.daemon.url("/v1/updates"), key: fixture.readKey)
       #expect(byDefault.text == response.text, "the default range is the last 30 days")
@@ -80,7 +80,7 @@ struct ReportsEndToEndTests {
           "ignore":{"events":0,"installs":0}},"downloadRate":0.5,"laterRate":0.5,"ignoreRate":0,\
           "days":[{"date":"\(days.date(-2))","impression":2,"download":1,"later":0,"ignore":0},\
           {"date":"\(days.date(-1))","impression":1,"download":0,"later":1,"ignore":0}],\
-          "platform":null,"targetVersion":null,"option":null}
+          "platform":null,"targetVersion":null,"option":null,"rolloutPercent":null}
           """)
     }
   }
@@ -103,14 +103,14 @@ struct ReportsEndToEndTests {
           "ignore":{"events":0,"installs":0}},"downloadRate":0.333333,"laterRate":0.333333,"ignoreRate":0,\
           "days":[{"date":"\(days.date(-2))","impression":2,"download":1,"later":0,"ignore":0},\
           {"date":"\(days.date(-1))","impression":2,"download":0,"later":1,"ignore":0}],\
-          "platform":null,"targetVersion":null,"option":null}
+          "platform":null,"targetVersion":null,"option":null,"rolloutPercent":null}
           """)
       #expect(
         only.text
           == """
           {"updates":[{"updateId":"u1","firstSeen":"\(days.time(-1, "11:00:00"))",\
           "lastSeen":"\(days.time(-1, "11:00:00"))","impression":1,"download":0,"later":0,"ignore":0,\
-          "platform":null,"targetVersion":null,"option":null}]}
+          "platform":null,"targetVersion":null,"option":null,"rolloutPercent":null}]}
           """)
       #expect(
         excluded.text.contains(
@@ -131,9 +131,10 @@ struct ReportsEndToEndTests {
       #expect(updates.header("Content-Type") == "text/csv; charset=utf-8")
       #expect(
         updates.text
-          == "updateId,firstSeen,lastSeen,impression,download,later,ignore,platform,targetVersion,option\r\n"
-          + "u1,\(days.time(-2, "10:00:00")),\(days.time(-1, "10:00:00")),3,1,1,0,,,\r\n"
-          + "u2,\(days.time(-1, "12:00:00")),\(days.time(-1, "12:00:00")),0,0,0,1,,,\r\n")
+          == "updateId,firstSeen,lastSeen,impression,download,later,ignore,platform,targetVersion,option,"
+          + "rolloutPercent\r\n"
+          + "u1,\(days.time(-2, "10:00:00")),\(days.time(-1, "10:00:00")),3,1,1,0,,,,\r\n"
+          + "u2,\(days.time(-1, "12:00:00")),\(days.time(-1, "12:00:00")),0,0,0,1,,,,\r\n")
       #expect(update.header("Content-Type") == "text/csv; charset=utf-8")
       #expect(
         update.text
@@ -156,7 +157,7 @@ struct ReportsEndToEndTests {
           {"updateId":"u3","actions":{"impression":{"events":0,"installs":0},\
           "download":{"events":0,"installs":0},"later":{"events":0,"installs":0},\
           "ignore":{"events":0,"installs":0}},"downloadRate":null,"laterRate":null,"ignoreRate":null,\
-          "days":[],"platform":null,"targetVersion":null,"option":null}
+          "days":[],"platform":null,"targetVersion":null,"option":null,"rolloutPercent":null}
           """)
     }
   }

@@ -245,7 +245,7 @@ struct UpdateChecksEndToEndTests {
     #expect(check.text == #"{"hasupdate":0}"#)
   }
 
-  @Test("reports show the configured platform, target version and option")
+  @Test("reports show the configured platform, target version, option and rollout")
   func reportsKnowTheConfiguration() throws {
     let fixture = try DaemonFixture()
     defer { fixture.tearDown() }
@@ -262,18 +262,23 @@ struct UpdateChecksEndToEndTests {
     let updates = try client.get(fixture.daemon.url("/v1/updates"), key: fixture.readKey)
     #expect(
       updates.text.contains(
-        #""ignore":0,"platform":"ios","targetVersion":"2.1.0","option":"flexible"}"#))
+        #""ignore":0,"platform":"ios","targetVersion":"2.1.0","option":"flexible","rolloutPercent":100}"#
+      ))
     #expect(
-      updates.text.contains(#""ignore":0,"platform":null,"targetVersion":null,"option":null}"#))
+      updates.text.contains(
+        #""ignore":0,"platform":null,"targetVersion":null,"option":null,"rolloutPercent":null}"#))
     let one = try client.get(
       fixture.daemon.url("/v1/updates/782000001589015"), key: fixture.readKey)
-    #expect(one.text.hasSuffix(#","platform":"ios","targetVersion":"2.1.0","option":"flexible"}"#))
+    #expect(
+      one.text.hasSuffix(
+        #","platform":"ios","targetVersion":"2.1.0","option":"flexible","rolloutPercent":100}"#))
     let csv = try client.get(fixture.daemon.url("/v1/updates?format=csv"), key: fixture.readKey)
     #expect(
       csv.text.hasPrefix(
-        "updateId,firstSeen,lastSeen,impression,download,later,ignore,platform,targetVersion,option\r\n"
+        "updateId,firstSeen,lastSeen,impression,download,later,ignore,platform,targetVersion,option,"
+          + "rolloutPercent\r\n"
       ))
-    #expect(csv.text.contains(",1,0,0,0,ios,2.1.0,flexible\r\n"))
+    #expect(csv.text.contains(",1,0,0,0,ios,2.1.0,flexible,100\r\n"))
 
     let report = try uptake(["report", "--app", "default", "--db", fixture.databasePath])
     let lines = report.standardOutput.split(separator: "\n").map(String.init)
