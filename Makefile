@@ -1,4 +1,5 @@
-# The two commands of the quick start: `make run` and `make test`.
+# The two commands of the quick start: `make run` and `make test` (unit,
+# store and end-to-end tests, then the dashboard's in headless Chromium).
 # Both install missing Debian packages first (tools/install-deps).
 
 DB ?= ./uptake.db
@@ -13,6 +14,7 @@ run: release
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	UPTAKED=.build/debug/uptaked UPTAKE=.build/debug/uptake tools/browser-tests
 
 build: deps
 	$(SWIFT) build

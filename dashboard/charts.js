@@ -49,26 +49,75 @@ const liveCharts = new Set();
 export function destroyCharts() {
   for (const chart of liveCharts) chart.destroy();
   liveCharts.clear();
+  if (seeing) seeing.disconnect();
+  waitingToBeSeen.clear();
 }
 
 /**
  * A chart in a figure, with a caption and a text description for screen
- * readers (the canvas itself is an image to them). Returns the figure.
+ * readers (the canvas itself is an image to them). Returns the figure; its
+ * `draw()` makes the chart once the figure is on the page and returns a
+ * promise that settles when it is drawn.
+ *
+ * `small` charts (the updates' sparklines, a hundred to a table) have a
+ * fixed size and are drawn when they scroll into view: each Chart.js chart
+ * that follows its container's size costs a layout, and a hundred of them
+ * took seconds.
  */
-export function chartFigure({ caption, description, config, height = 320, className = '' }) {
+export function chartFigure({ caption, description, config, height = 320, className = '', small = null }) {
   const canvas = h('canvas', { role: 'img', 'aria-label': description });
   const frame = h('div', { class: `chart-frame ${className}`.trim() }, canvas);
-  // Through the CSSOM, which the Content-Security-Policy allows (a style
-  // attribute in markup it would refuse).
-  frame.style.height = `${height}px`;
+  if (small) {
+    canvas.width = small.width;
+    canvas.height = small.height;
+    config.options = { ...config.options, responsive: false };
+  } else {
+    // Through the CSSOM, which the Content-Security-Policy allows (a style
+    // attribute in markup it would refuse).
+    frame.style.height = `${height}px`;
+  }
   const figure = h('figure', { class: 'chart' }, frame, caption ? h('figcaption', {}, caption) : null);
-  figure.draw = () => {
+  const make = () => {
     if (!Chart) throw new Error('Chart.js did not load');
-    const chart = new Chart(canvas, config);
-    liveCharts.add(chart);
-    return chart;
+    liveCharts.add(new Chart(canvas, config));
+  };
+  figure.draw = () => {
+    if (!small) {
+      make();
+      return Promise.resolve();
+    }
+    return drawWhenSeen(canvas, make);
   };
   return figure;
+}
+
+const waitingToBeSeen = new Map();
+const seeing = 'IntersectionObserver' in window
+  ? new IntersectionObserver((entries) => {
+    for (const entry of entries) {
+      const waiting = waitingToBeSeen.get(entry.target);
+      if (!waiting) continue;
+      // The first report says whether it is in view now: settle then, so
+      // the view counts as drawn once what is on screen is drawn.
+      if (entry.isIntersecting) {
+        seeing.unobserve(entry.target);
+        waitingToBeSeen.delete(entry.target);
+        waiting.make();
+      }
+      waiting.settle();
+    }
+  }, { rootMargin: '200px' })
+  : null;
+
+function drawWhenSeen(canvas, make) {
+  if (!seeing) {
+    make();
+    return Promise.resolve();
+  }
+  return new Promise((settle) => {
+    waitingToBeSeen.set(canvas, { make, settle });
+    seeing.observe(canvas);
+  });
 }
 
 /** Axis ticks and tooltips in thousands-separated counts. */

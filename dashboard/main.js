@@ -125,7 +125,7 @@ async function render({ moveFocus = false } = {}) {
     page.heading.textContent = result.title;
     document.title = `${result.title} · Uptake`;
     replaceChildren(page.content, ...result.content);
-    for (const figure of result.figures ?? []) figure.draw();
+    await Promise.all((result.figures ?? []).map((figure) => figure.draw()));
     await afterNextFrame();
     if (mine !== generation) return;
     page.main.dataset.drawnMs = String(Math.round(performance.now() - startedAt));

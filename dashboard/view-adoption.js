@@ -4,12 +4,88 @@
 // targets are marked.
 
 import { rangeParameters } from './address.js';
-import { chartFigure, otherColour, pointStyle, seriesColours, shareAxis, shareTooltip } from './charts.js';
+import { chartFigure, pointStyle, seriesColours, shareAxis, shareTooltip } from './charts.js';
 import { h, notice, replaceChildren, table } from './dom.js';
 import { count, percent, datesBetween } from './format.js';
 
-/** Past this many versions, the smallest are drawn together as "Other". */
-export const maxSeries = seriesColours.length;
+/** The most series the chart draws: one colour each, told apart. */
+export const maxBands = seriesColours.length;
+/** A version whose share reaches this on some day keeps a band of its own. */
+export const ownBandShare = 0.2;
+
+/**
+ * How `versions` (in version order) are drawn: as bands of neighbouring
+ * versions, at most `limit`, each an array of versions. With few versions
+ * each is a band of its own. Otherwise the targets and the versions that
+ * reached `ownBandShare` of a day's installs keep bands of their own, and
+ * the versions between them are drawn in bands of neighbours, as even as
+ * can be: a chart of 90 days of a weekly release (or a daily one) is then
+ * a dozen bands in version order, where nine versions and one "Other" hid
+ * nearly everything in "Other". `peaks` maps a version to its highest
+ * share of a day.
+ */
+export function bands(versions, peaks, targets, limit = maxBands) {
+  if (versions.length <= limit) return versions.map((version) => [version]);
+  const byPeak = versions
+    .filter((version) => !targets.has(version) && (peaks.get(version) ?? 0) >= ownBandShare)
+    .sort((a, b) => peaks.get(b) - peaks.get(a));
+  let own = new Set([...versions.filter((version) => targets.has(version)), ...byPeak].slice(0, limit - 1));
+  let segments = segmentsOf(versions, own);
+  // Too many runs between the versions kept apart: give up the smallest
+  // of those (never a target) until the runs fit.
+  while (segments.length > limit && byPeak.length > 0) {
+    const dropped = byPeak.pop();
+    if (!own.has(dropped)) continue;
+    own = new Set([...own].filter((version) => version !== dropped));
+    segments = segmentsOf(versions, own);
+  }
+  // Spread what is left of the limit over the runs, by their length.
+  const runs = segments.filter((segment) => !segment.own);
+  let spare = limit - segments.length;
+  const pieces = new Map(runs.map((run) => [run, 1]));
+  while (spare > 0) {
+    const widest = runs
+      .filter((run) => pieces.get(run) < run.versions.length)
+      .sort((a, b) => b.versions.length / pieces.get(b) - a.versions.length / pieces.get(a))[0];
+    if (!widest) break;
+    pieces.set(widest, pieces.get(widest) + 1);
+    spare -= 1;
+  }
+  return segments.flatMap((segment) => (segment.own ? [segment.versions] : split(segment.versions, pieces.get(segment))));
+}
+
+/** Versions in order, cut into the kept ones (alone) and the runs between. */
+function segmentsOf(versions, own) {
+  const segments = [];
+  for (const version of versions) {
+    if (own.has(version)) {
+      segments.push({ own: true, versions: [version] });
+    } else if (segments.length > 0 && !segments.at(-1).own) {
+      segments.at(-1).versions.push(version);
+    } else {
+      segments.push({ own: false, versions: [version] });
+    }
+  }
+  return segments;
+}
+
+/** `versions` in `count` runs of neighbours, as even as can be. */
+function split(versions, count) {
+  const runs = [];
+  for (let index = 0; index < count; index += 1) {
+    runs.push(versions.slice(Math.round((index * versions.length) / count), Math.round(((index + 1) * versions.length) / count)));
+  }
+  return runs.filter((run) => run.length > 0);
+}
+
+/** A band's name: its version, or its first and last and how many. */
+export function bandLabel(band, targets) {
+  if (band.length === 1) {
+    const target = targets.get(band[0]);
+    return target ? `${band[0]} — target of ${target.join(', ')}` : band[0];
+  }
+  return `${band[0]} to ${band.at(-1)} (${count(band.length)} versions)`;
+}
 
 export async function load(api, address) {
   const range = rangeParameters(address);
@@ -28,71 +104,45 @@ export async function load(api, address) {
     if (!targets.has(update.targetVersion)) targets.set(update.targetVersion, []);
     targets.get(update.targetVersion).push(update.updateId);
   }
-
-  // The versions drawn on their own: the targets, then those with the most
-  // installs summed over the days (a choice of what to draw, not a figure
-  // shown), up to maxSeries; the rest become "Other". `versions` is the
-  // API's version order.
-  const ordered = adoption.versions;
-  const installsOf = new Map(ordered.map((version) => [version, 0]));
-  for (const row of adoption.rows) installsOf.set(row.appVersion, installsOf.get(row.appVersion) + row.installs);
-  const shown = new Set(ordered.filter((version) => targets.has(version)).slice(0, maxSeries));
-  for (const version of [...ordered].sort((a, b) => installsOf.get(b) - installsOf.get(a))) {
-    if (shown.size >= maxSeries) break;
-    shown.add(version);
-  }
-  const others = ordered.filter((version) => !shown.has(version));
-  const series = ordered.filter((version) => shown.has(version));
+  const peaks = new Map();
+  for (const row of adoption.rows) peaks.set(row.appVersion, Math.max(peaks.get(row.appVersion) ?? 0, row.share));
+  const drawn = bands(adoption.versions, peaks, targets);
+  const bandOf = new Map(drawn.flatMap((band, index) => band.map((version) => [version, index])));
 
   const dates = datesBetween(adoption.rows[0].date, adoption.rows.at(-1).date);
   const dateIndex = new Map(dates.map((date, index) => [date, index]));
-  const shares = new Map([...series, null].map((version) => [version, dates.map(() => 0)]));
-  for (const row of adoption.rows) {
-    const key = shown.has(row.appVersion) ? row.appVersion : null;
-    shares.get(key)[dateIndex.get(row.date)] += row.share;
-  }
+  const shares = drawn.map(() => dates.map(() => 0));
+  for (const row of adoption.rows) shares[bandOf.get(row.appVersion)][dateIndex.get(row.date)] += row.share;
 
-  const datasets = [];
-  if (others.length > 0) {
-    datasets.push({
-      label: `Other (${count(others.length)} smaller versions)`,
-      data: shares.get(null),
-      backgroundColor: otherColour,
-      borderColor: '#777777',
-      borderWidth: 1,
-      fill: true,
-      pointRadius: 0,
-      pointStyle: 'line',
-    });
-  }
-  series.forEach((version, index) => {
+  const datasets = drawn.map((band, index) => {
     const colour = seriesColours[index % seriesColours.length];
-    const target = targets.get(version);
-    datasets.push({
-      label: target ? `${version} — target of ${target.join(', ')}` : version,
-      data: shares.get(version),
+    const isTarget = band.length === 1 && targets.has(band[0]);
+    return {
+      label: bandLabel(band, targets),
+      data: shares[index],
       backgroundColor: colour,
-      borderColor: target ? '#000000' : colour,
-      borderWidth: target ? 3 : 1,
-      borderDash: target ? [6, 3] : [],
+      borderColor: isTarget ? '#000000' : colour,
+      borderWidth: isTarget ? 3 : 1,
+      borderDash: isTarget ? [6, 3] : [],
       fill: true,
       pointRadius: 0,
       pointStyle: pointStyle(index),
-    });
+    };
   });
 
-  const targetsShown = series.filter((version) => targets.has(version));
+  const banded = drawn.filter((band) => band.length > 1);
+  const targetsShown = drawn.filter((band) => band.length === 1 && targets.has(band[0])).map((band) => band[0]);
   const notes = [
     'Share of each day’s installs on each version, stacked in version order; dates in UTC.',
-    others.length > 0
-      ? ` ${count(others.length)} smaller versions are drawn together as “Other”; the table has each of them.`
+    banded.length > 0
+      ? ` ${count(adoption.versions.length)} versions are too many to tell apart: neighbouring versions that never reached ${percent(ownBandShare)} of a day are drawn together in bands (“${banded[0][0]} to ${banded[0].at(-1)}”); the table has each version.`
       : null,
     targetsShown.length > 0 ? ` Dashed black outline: a version the live configuration targets (${targetsShown.join(', ')}).` : null,
     ' An install seen on two versions in one day counts on both, so a day can add up to a little over 100%.',
   ];
   const figure = chartFigure({
     caption: notes,
-    description: `Share of installs per version and day from ${dates[0]} to ${dates.at(-1)}: ${series.join(', ')}${others.length ? ' and other versions' : ''}.`,
+    description: `Share of installs per version and day from ${dates[0]} to ${dates.at(-1)}: ${datasets.map((dataset) => dataset.label).join(', ')}.`,
     height: 420,
     config: {
       type: 'line',
@@ -128,7 +178,7 @@ export async function load(api, address) {
   return {
     title: 'Adoption',
     content: [
-      h('p', { class: 'lede' }, `${count(ordered.length)} versions seen from ${address.from} to ${address.to} (UTC).`),
+      h('p', { class: 'lede' }, `${count(adoption.versions.length)} versions seen from ${address.from} to ${address.to} (UTC).`),
       figure,
       details,
     ],

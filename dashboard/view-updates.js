@@ -66,7 +66,7 @@ export async function load(api, address) {
     const total = values.reduce((sum, value) => sum + value, 0);
     const figure = chartFigure({
       description: `Impressions per day of ${update.updateId}: ${count(total)} from ${dates[0] ?? address.from} to ${dates.at(-1) ?? address.to}`,
-      height: 36,
+      small: { width: 128, height: 36 },
       className: 'spark',
       config: {
         type: 'line',
