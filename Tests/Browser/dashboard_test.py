@@ -171,9 +171,10 @@ class DashboardTest(unittest.TestCase):
         self.assertEqual(self.foreign_requests(), [], "the page asked another origin")
 
     def expected_console_error(self, entry):
-        # A refused key is a 401 the page asked for and handled; Chromium logs
-        # every failed fetch.
-        return getattr(self, "refusals_expected", False) and "401" in entry["message"]
+        # A refused key (401) or request (400) the test asked for, and the
+        # page handled; Chromium logs every failed fetch.
+        return getattr(self, "refusals_expected", False) and (
+            "401" in entry["message"] or "400" in entry["message"])
 
     def foreign_requests(self):
         foreign = []
@@ -441,6 +442,16 @@ class DashboardTest(unittest.TestCase):
                 self.screenshot("phone-" + view.split("/")[0])
         finally:
             self.driver.set_window_size(1280, 1000)
+
+    def test_a_refused_request_shows_the_apis_message(self):
+        # An update id the API refuses (a space is not allowed in one): the
+        # view says why instead of staying blank.
+        self.refusals_expected = True
+        state = self.sign_in("#/update/not%20valid?" + self.query())
+        self.assertEqual(state["state"], "error")
+        notice = self.driver.find_element(By.CSS_SELECTOR, "[data-notice=error]")
+        self.assertIn("updateId", notice.text)
+        self.assertTrue(self.driver.find_element(By.ID, "views").is_displayed(), "still signed in")
 
     def test_an_empty_range_says_so(self):
         self.sign_in(f"#/updates?from=2001-01-01&to=2001-01-31&test=exclude")
