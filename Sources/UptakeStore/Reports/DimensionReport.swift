@@ -150,10 +150,11 @@ extension ReportQueries {
         try PresenceRuns.read(
           PresenceRuns.Day(appNo: appNo, isTest: isTest, day: day), into: runs, database)
       }
-      var entries = runs.entries()
+      var entries = counter.needsInstallOrder ? runs.entries() : runs.entriesRunByRun()
       while let entry = entries.next() {
         // The day's unfolded sightings meet the counter between the stored
-        // entries, in install order.
+        // entries, in install order (when it needs the order; else all
+        // of them are met by the end of the day all the same).
         while tailIndex < tail.count, tail[tailIndex].day == day,
           tail[tailIndex].installKey < entry.installKey
         {

@@ -20,13 +20,18 @@ struct PresenceCounter {
   private var day = Int64.min
   private var install: Int64 = 0
 
+  /// Whether rows must come in (day, install) order. Counting each group's
+  /// set of installs takes them in any order, so a day's runs need not be
+  /// merged.
+  var needsInstallOrder: Bool { perRun }
+
   init(_ grouping: DimensionGrouping, perRun: Bool) {
     self.perRun = perRun
     hourly = grouping.hourly
     slotCount = grouping.slotCount
     let width = perRun ? slotCount * (hourly ? 24 : 1) : 0
     tally = Tally(width: width)
-    sets = perRun ? [] : [DistinctKeys](repeating: DistinctKeys(), count: slotCount)
+    sets = perRun ? [] : (0..<slotCount).map { _ in DistinctKeys() }
   }
 
   /// One row: the install's hours of each action (bit h for hour h) with

@@ -42,13 +42,24 @@ final class PresenceRunSet {
 
   /// The entries in order; valid while the set is alive and unchanged.
   func entries() -> Entries {
+    Entries(runs: runs(), merged: true)
+  }
+
+  /// The entries run after run, each run in order but not merged: for a
+  /// reader that takes them in any order, which the merge's heap would
+  /// cost a sixth of a report (docs/performance.md).
+  func entriesRunByRun() -> Entries {
+    Entries(runs: runs(), merged: false)
+  }
+
+  private func runs() -> [UnsafeRawBufferPointer] {
     var runs: [UnsafeRawBufferPointer] = []
     var start = 0
     for end in ends {
       runs.append(UnsafeRawBufferPointer(start: storage.map { $0 + start }, count: end - start))
       start = end
     }
-    return Entries(runs: runs)
+    return runs
   }
 
   /// All entries packed as one run, those of one install and dimension set
@@ -75,7 +86,7 @@ final class PresenceRunSet {
 
   /// The entries of every run in (install, dims) order, through a binary
   /// heap of the runs' heads: a day's runs are a handful, or a few dozen
-  /// for a day of a million installs.
+  /// for a day of a million installs. Or, not merged, one run after another.
   struct Entries {
     private let runs: [UnsafeRawBufferPointer]
     private var offsets: [Int]
@@ -85,14 +96,18 @@ final class PresenceRunSet {
     /// The only run, read without the heap.
     private let single: UnsafeRawBufferPointer?
     private var offset = 0
+    /// Not merged: the run being read.
+    private let merged: Bool
+    private var current = 0
 
-    fileprivate init(runs: [UnsafeRawBufferPointer]) {
+    fileprivate init(runs: [UnsafeRawBufferPointer], merged: Bool) {
       self.runs = runs
+      self.merged = merged
       offsets = [Int](repeating: 0, count: runs.count)
       heads = [PresenceEntry](
         repeating: PresenceEntry(installKey: 0, dimsNo: 0, hours: SIMD4()), count: runs.count)
       single = runs.count == 1 ? runs[0] : nil
-      guard single == nil else { return }
+      guard single == nil, merged else { return }
       for index in runs.indices {
         if let head = PresenceEntry.unpack(runs[index], &offsets[index]) {
           heads[index] = head
@@ -106,6 +121,14 @@ final class PresenceRunSet {
 
     mutating func next() -> PresenceEntry? {
       if let single { return PresenceEntry.unpack(single, &offset) }
+      guard merged else {
+        while current < runs.count {
+          if let entry = PresenceEntry.unpack(runs[current], &offset) { return entry }
+          current += 1
+          offset = 0
+        }
+        return nil
+      }
       guard let top = heap.first else { return nil }
       let entry = heads[top]
       if let head = PresenceEntry.unpack(runs[top], &offsets[top]) {

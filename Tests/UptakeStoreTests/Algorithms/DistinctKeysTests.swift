@@ -10,7 +10,7 @@ struct DistinctKeysTests {
     var generator = SystemRandomNumberGenerator()
     let seed = UInt64.random(in: 0...UInt64.max, using: &generator)
     var random = SeededGenerator(seed: seed)
-    var keys = DistinctKeys()
+    let keys = DistinctKeys()
     var reference = Set<Int64>()
     for _ in 0..<40 {
       // A day: a few thousand installs, many seen on earlier days too.
@@ -30,7 +30,7 @@ struct DistinctKeysTests {
 
   @Test("keys in any order, negative and zero included")
   func anyOrder() {
-    var keys = DistinctKeys()
+    let keys = DistinctKeys()
     #expect(keys.isEmpty && keys.distinctCount() == 0)
     let values: [Int64] = [5, -3, 0, 5, Int64.min, Int64.max, 0, -3, 9]
     for _ in 0..<2_000 {
