@@ -5,7 +5,9 @@ extension ReportQueries {
   /// order: versions in version order, everything else in text order.
   ///
   /// The default grouping (date, updateId, action by day) is daily_counts'
-  /// own buckets: their counts are summed directly. Any other grouping
+  /// own buckets: their counts are summed directly. A grouping by update,
+  /// action or both counts the members of those buckets
+  /// (`groupedFromMembers`). Any other grouping
   /// merges buckets, so distinct installs must be counted across them: it
   /// reads the dimension rollups (`groupedFromDimensions`), whose presence
   /// rows are ordered by day and so cost in proportion to the range
@@ -18,11 +20,18 @@ extension ReportQueries {
     // both kinds of events must count once, so buckets do not suffice.
     let bucketsSuffice =
       Set(keys) == [.date, .updateId, .action] && granularity == .day && test != .include
-    let rows =
-      try bucketsSuffice
-      ? groupedFromBuckets(appNo: appNo, keys: keys, range: range, test: test)
-      : groupedFromDimensions(
+    // Without the date, the granularity changes nothing, and a grouping by
+    // update or action counts the installs of whole buckets.
+    let membersSuffice = Set(keys).isSubset(of: [.updateId, .action])
+    let rows: [GroupedRow]
+    if bucketsSuffice {
+      rows = try groupedFromBuckets(appNo: appNo, keys: keys, range: range, test: test)
+    } else if membersSuffice {
+      rows = try groupedFromMembers(appNo: appNo, keys: keys, range: range, test: test)
+    } else {
+      rows = try groupedFromDimensions(
         appNo: appNo, keys: keys, granularity: granularity, range: range, test: test)
+    }
     return Self.sorted(rows, by: keys)
   }
 
