@@ -7,14 +7,7 @@ import UptakeTestSupport
 @Suite("Dashboard: the page and its files, open, typed, tagged and kept to their origin")
 struct DashboardHandlersTests {
   /// The headers every dashboard answer carries, 404 included.
-  static let securityHeaders = [
-    "Content-Security-Policy":
-      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self';"
-      + " connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-    "X-Frame-Options": "DENY",
-  ]
+  static let securityHeaders = DashboardHeaders.security
 
   static let files = [
     (name: "index.html", text: "<!doctype html><title>Uptake</title>\n"),

@@ -8,15 +8,10 @@ import UptakeTestSupport
 /// the two answers the page needs beyond the reports.
 @Suite("uptaked serves the dashboard from its binary", .timeLimit(.minutes(3)))
 struct DashboardEndToEndTests {
-  static let securityHeaders = [
-    "Content-Security-Policy":
-      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self';"
-      + " connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-    "X-Frame-Options": "DENY",
-    "Cache-Control": "no-cache",
-  ]
+  /// The security headers, and the caching every file gets.
+  static let securityHeaders = DashboardHeaders.security.merging(["Cache-Control": "no-cache"]) {
+    $1
+  }
   static let chartJS = "/usr/share/javascript/chart.js/chart.min.js"
 
   /// The files of dashboard/ the build embeds: every regular file directly
