@@ -38,9 +38,12 @@ let package = Package(
         .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))
       ],
       plugins: ["EmbedSchema"]),
+    // ClickHouse as the store of record past one box (issue 22): its HTTP
+    // client and the cluster's schema. Foundation only.
+    .target(name: "UptakeCluster", dependencies: ["UptakeCore"], plugins: ["EmbedSchema"]),
     .target(
       name: "UptakeHTTP",
-      dependencies: ["UptakeCore", "UptakeStore", "CMicroHTTPD", "CZlib"],
+      dependencies: ["UptakeCore", "UptakeStore", "UptakeCluster", "CMicroHTTPD", "CZlib"],
       plugins: ["EmbedDashboard"]),
     .executableTarget(name: "uptaked", dependencies: ["UptakeHTTP", "UptakeStore", "CMalloc"]),
     .executableTarget(name: "uptake", dependencies: ["UptakeStore"]),
@@ -71,6 +74,10 @@ let package = Package(
     .testTarget(
       name: "UptakeStoreTests", dependencies: ["UptakeStore", "UptakeDataGen", "UptakeTestSupport"]),
     .testTarget(name: "UptakeHTTPTests", dependencies: ["UptakeHTTP", "UptakeTestSupport"]),
+    // Starts two clickhouse-server processes as two shards (Debian's
+    // clickhouse-server, installed by tools/install-deps).
+    .testTarget(
+      name: "UptakeClusterTests", dependencies: ["UptakeCluster", "UptakeTestSupport"]),
     // Runs the built uptaked and uptake, which --build-tests builds beside it.
     .testTarget(name: "EndToEndTests", dependencies: ["UptakeCore", "UptakeTestSupport"]),
     // Runs the built uptaked and uptake-example, which --build-tests builds beside it.
