@@ -23,7 +23,7 @@ struct ClusterSchemaTests {
       lines += """
         {"app_id":"shop","id":"e\(index)","update_id":"u1","action":"impression",\
         "app_version":"1.0","install_id":"i\(index % installs)","platform":null,\
-        "os_version":"17.4","is_test":0,"ts_ms":\(nowMs + Int64(index)),\
+        "os_version":"17.4","previous_app_version":null,"is_test":0,"ts_ms":\(nowMs + Int64(index)),\
         "received_ms":\(nowMs),"day":"2026-12-02"}
 
         """

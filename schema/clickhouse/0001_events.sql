@@ -12,7 +12,9 @@
 -- land on the same shard, because the sharding key is the install (or the
 -- event's id without one), and in the same sorting key: ReplacingMergeTree
 -- folds them into one in its merges, and reports count distinct ids until
--- it has.
+-- it has. An event sent without an id is given one by the node that took
+-- it (the node's id and the event's sequence number in its spool), so it
+-- is kept once per acceptance, as one box keeps it.
 
 CREATE TABLE IF NOT EXISTS {database}.events_local (
   app_id String,
@@ -23,6 +25,7 @@ CREATE TABLE IF NOT EXISTS {database}.events_local (
   install_id String,
   platform Nullable(String),
   os_version Nullable(String),
+  previous_app_version Nullable(String),
   is_test UInt8,
   ts_ms Int64,
   received_ms Int64,
