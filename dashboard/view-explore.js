@@ -4,7 +4,7 @@
 import { go, rangeParameters } from './address.js';
 import { chartFigure, countAxis, countTooltip, otherColour, pointStyle, seriesColours } from './charts.js';
 import { h, notice, table } from './dom.js';
-import { count } from './format.js';
+import { count, datesBetween } from './format.js';
 
 export const groupKeys = ['date', 'updateId', 'action', 'appVersion', 'platform', 'osVersion'];
 const keyNames = {
@@ -137,7 +137,10 @@ function chart(rows, keys, granularity) {
   }
   const limit = seriesColours.length;
   const drawn = ranked.slice(0, limit);
-  const labels = [...new Set(rows.map((row) => row.date))].sort();
+  // By day, every day from the first to the last, so a day without events
+  // shows as zero rather than being skipped; by hour, the hours with events.
+  const seen = [...new Set(rows.map((row) => row.date))].sort();
+  const labels = granularity === 'day' ? datesBetween(seen[0], seen.at(-1)) : seen;
   const dateIndex = new Map(labels.map((label, index) => [label, index]));
   const values = new Map([...drawn, 'Other'].map((name) => [name, labels.map(() => 0)]));
   for (const row of rows) {
