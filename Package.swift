@@ -39,8 +39,10 @@ let package = Package(
       ],
       plugins: ["EmbedSchema"]),
     // ClickHouse as the store of record past one box (issue 22): its HTTP
-    // client and the cluster's schema. Foundation only.
-    .target(name: "UptakeCluster", dependencies: ["UptakeCore"], plugins: ["EmbedSchema"]),
+    // client, the cluster's schema, and shipping a node's spool (a SQLite
+    // database, hence UptakeStore) to it.
+    .target(
+      name: "UptakeCluster", dependencies: ["UptakeCore", "UptakeStore"], plugins: ["EmbedSchema"]),
     .target(
       name: "UptakeHTTP",
       dependencies: ["UptakeCore", "UptakeStore", "UptakeCluster", "CMicroHTTPD", "CZlib"],
@@ -77,7 +79,8 @@ let package = Package(
     // Starts two clickhouse-server processes as two shards (Debian's
     // clickhouse-server, installed by tools/install-deps).
     .testTarget(
-      name: "UptakeClusterTests", dependencies: ["UptakeCluster", "UptakeTestSupport"]),
+      name: "UptakeClusterTests",
+      dependencies: ["UptakeCluster", "UptakeStore", "UptakeCore", "UptakeTestSupport"]),
     // Runs the built uptaked and uptake, which --build-tests builds beside it.
     .testTarget(name: "EndToEndTests", dependencies: ["UptakeCore", "UptakeTestSupport"]),
     // Runs the built uptaked and uptake-example, which --build-tests builds beside it.

@@ -1,0 +1,165 @@
+import Foundation
+import UptakeCore
+import UptakeStore
+
+/// Ships a node's committed events from its spool (the SQLite database it
+/// acknowledges into) to the cluster, in seq order, a block at a time, and
+/// records how far it got.
+///
+/// At least once: a block is recorded as shipped only after ClickHouse took
+/// it (every shard, `insert_distributed_sync`), so a crash between the two
+/// ships it again. That is harmless: a shipped event keeps its id and its
+/// shard, so the cluster's ReplacingMergeTree and its distinct counts see
+/// one event.
+public final class EventShipper {
+  private let spool: Database
+  private let layout: ClusterLayout
+  private let blockEvents: Int
+  private let nodeId: String
+
+  /// `spool` must be migrated; its node is named on the first use.
+  public init(spool: Database, layout: ClusterLayout, blockEvents: Int = 50_000)
+    throws(StoreError)
+  {
+    self.spool = spool
+    self.layout = layout
+    self.blockEvents = blockEvents
+    nodeId = try Self.nodeId(of: spool)
+  }
+
+  /// The seq of the last event shipped.
+  public func shippedSeq() throws(StoreError) -> Int64 {
+    try spool.scalarInt("SELECT shipped_seq FROM cluster_spool") ?? 0
+  }
+
+  /// Events committed and not shipped yet.
+  public func pendingEvents() throws(StoreError) -> Int64 {
+    let shipped = try shippedSeq()
+    let statement = try spool.statement("SELECT count(*) FROM events WHERE seq > ?")
+    defer { statement.reset() }
+    try statement.bind(1, shipped)
+    return try statement.step() ? statement.int64(0) : 0
+  }
+
+  /// Ships the next block of at most `blockEvents` events; returns how many
+  /// it shipped, 0 when none wait.
+  @discardableResult
+  public func shipNextBlock() throws(ShippingError) -> Int {
+    let (rows, lastSeq, count): (Data, Int64, Int)
+    do {
+      (rows, lastSeq, count) = try readBlock(after: try shippedSeq())
+    } catch {
+      throw .spool(error)
+    }
+    guard count > 0 else { return 0 }
+    try insert(rows)
+    do {
+      try spool.write { () throws(StoreError) in
+        let record = try spool.statement("UPDATE cluster_spool SET shipped_seq = ?")
+        try record.bind(1, lastSeq)
+        try record.run()
+      }
+    } catch {
+      throw .spool(error)
+    }
+    return count
+  }
+
+  /// The events after `seq` as ClickHouse's JSONEachRow, one object a line.
+  private func readBlock(after seq: Int64) throws(StoreError) -> (Data, Int64, Int) {
+    try spool.read { () throws(StoreError) -> (Data, Int64, Int) in
+      let statement = try spool.statement(
+        """
+        SELECT e.seq, a.app_id, e.client_id, e.update_id, e.action, e.app_version, e.install_id,
+          e.platform, e.os_version, e.previous_app_version, e.is_test, e.ts, e.received_at
+        FROM events e JOIN apps a ON a.app_no = e.app_no
+        WHERE e.seq > ? ORDER BY e.seq LIMIT ?
+        """)
+      defer { statement.reset() }
+      try statement.bind(1, seq)
+      try statement.bind(2, blockEvents)
+      var rows = Data()
+      var last = seq
+      var count = 0
+      while try statement.step() {
+        last = statement.int64(0)
+        var json = JSONWriter()
+        json.beginObject()
+        json.member("app_id", statement.string(1))
+        // Sent without an id: one of this node's own, unique to it.
+        json.member("id", statement.optionalString(2) ?? "~\(nodeId):\(last)")
+        json.member("update_id", statement.string(3))
+        json.member("action", Action(rawValue: statement.int(4))?.name ?? "impression")
+        json.member("app_version", statement.string(5))
+        json.member("install_id", statement.optionalString(6) ?? "")
+        for (name, column) in [("platform", 7), ("os_version", 8), ("previous_app_version", 9)] {
+          json.key(name)
+          if let text = statement.optionalString(Int32(column)) {
+            json.value(text)
+          } else {
+            json.null()
+          }
+        }
+        json.member("is_test", statement.int(10))
+        let timestampMs = statement.int64(11)
+        json.key("ts_ms")
+        json.value(timestampMs)
+        json.key("received_ms")
+        json.value(statement.int64(12))
+        json.member("day", Timestamp.formatDate(dayNumber: Timestamp.dayNumber(ms: timestampMs)))
+        json.endObject()
+        rows.append(contentsOf: json.bytes)
+        rows.append(UInt8(ascii: "\n"))
+        count += 1
+      }
+      return (rows, last, count)
+    }
+  }
+
+  /// Inserts through the first server that answers: any server of the
+  /// cluster sends each event to its shard.
+  private func insert(_ rows: Data) throws(ShippingError) {
+    var failures: [ClickHouseError] = []
+    for server in layout.servers {
+      do {
+        try server.insert(
+          "INSERT INTO \(layout.insertTable) FORMAT JSONEachRow", data: rows,
+          settings: ["insert_distributed_sync": "1"])
+        return
+      } catch {
+        failures.append(error)
+      }
+    }
+    throw .cluster(failures)
+  }
+
+  /// This spool's node id, made and kept on first use.
+  private static func nodeId(of spool: Database) throws(StoreError) -> String {
+    try spool.write { () throws(StoreError) -> String in
+      let existing = try spool.statement("SELECT node_id FROM cluster_spool")
+      defer { existing.reset() }
+      if try existing.step() { return existing.string(0) }
+      var generator = SystemRandomNumberGenerator()
+      let id = String(generator.next() as UInt64, radix: 16)
+      let create = try spool.statement(
+        "INSERT INTO cluster_spool (only_row, node_id, shipped_seq) VALUES (1, ?, 0)")
+      try create.bind(1, id)
+      try create.run()
+      return id
+    }
+  }
+}
+
+/// Why a block was not shipped: the spool could not be read or written,
+/// or no server of the cluster took it.
+public enum ShippingError: Error, CustomStringConvertible {
+  case spool(StoreError)
+  case cluster([ClickHouseError])
+
+  public var description: String {
+    switch self {
+    case .spool(let error): "the spool: \(error)"
+    case .cluster(let failures): failures.map(\.description).joined(separator: "; ")
+    }
+  }
+}
