@@ -89,7 +89,11 @@ public final class ClickHouseShards: @unchecked Sendable {
   public func stop(_ index: Int) {
     guard let process = processes[index] else { return }
     if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-    process.waitUntilExit()
+    // Polled rather than waitUntilExit alone, which spun at full CPU
+    // forever when it began before Foundation had seen the exit.
+    let deadline = Date().addingTimeInterval(10)
+    while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
+    if !process.isRunning { process.waitUntilExit() }
     processes[index] = nil
   }
 
