@@ -17,10 +17,7 @@ struct ClusterAppsTests {
   func converges() throws {
     let shards = try ClickHouseShards(count: 2)
     defer { shards.stopAll() }
-    let layout = ClusterLayout(
-      servers: shards.urls.map { ClickHouseServer(url: $0, timeoutSeconds: 5) },
-      database: "uptake", cluster: ClickHouseShards.clusterName)
-    try ClusterSchema.migrate(layout, nowMs: 1_000)
+    let layout = try shards.migratedLayout()
 
     #expect(try ClusterApps.write(Self.record("shop", read: "1", version: 10), to: layout) == 2)
     #expect(try ClusterApps.write(Self.record("news", read: "2", version: 11), to: layout) == 2)
@@ -43,10 +40,7 @@ struct ClusterAppsTests {
   @Test("with no server up, a change and a read both fail")
   func allDown() throws {
     let shards = try ClickHouseShards(count: 1)
-    let layout = ClusterLayout(
-      servers: shards.urls.map { ClickHouseServer(url: $0, timeoutSeconds: 5) },
-      database: "uptake", cluster: nil)
-    try ClusterSchema.migrate(layout, nowMs: 1_000)
+    let layout = try shards.migratedLayout(cluster: nil)
     shards.stopAll()
 
     #expect(throws: ClickHouseError.self) {

@@ -9,11 +9,11 @@ import UptakeTestSupport
 struct ClusterSchemaTests {
   static let nowMs: Int64 = 1_796_160_000_000
 
-  static func layout(_ shards: ClickHouseShards, cluster: String? = ClickHouseShards.clusterName)
-    -> ClusterLayout
-  {
+  /// The shards' layout before its schema is made.
+  static func layout(_ shards: ClickHouseShards) -> ClusterLayout {
     ClusterLayout(
-      servers: shards.urls.map { ClickHouseServer(url: $0) }, database: "uptake", cluster: cluster)
+      servers: shards.urls.map { ClickHouseServer(url: $0) }, database: "uptake",
+      cluster: ClickHouseShards.clusterName)
   }
 
   /// `count` events of `installs` installs, one JSON object a line.
@@ -57,8 +57,7 @@ struct ClusterSchemaTests {
   func sharding() throws {
     let shards = try ClickHouseShards(count: 2)
     defer { shards.stopAll() }
-    let layout = Self.layout(shards)
-    try ClusterSchema.migrate(layout, nowMs: Self.nowMs)
+    let layout = try shards.migratedLayout()
     let batch = Self.events(600, installs: 200)
     let insert = "INSERT INTO \(layout.insertTable) FORMAT JSONEachRow"
     let synchronous = ["insert_distributed_sync": "1"]
@@ -84,8 +83,7 @@ struct ClusterSchemaTests {
   func oneServer() throws {
     let shards = try ClickHouseShards(count: 1)
     defer { shards.stopAll() }
-    let layout = Self.layout(shards, cluster: nil)
-    try ClusterSchema.migrate(layout, nowMs: Self.nowMs)
+    let layout = try shards.migratedLayout(cluster: nil)
 
     try layout.servers[0].insert(
       "INSERT INTO \(layout.insertTable) FORMAT JSONEachRow", data: Self.events(10, installs: 3))

@@ -39,21 +39,13 @@ struct EventShipperTests {
     return spool
   }
 
-  static func layout(_ shards: ClickHouseShards) throws -> ClusterLayout {
-    let layout = ClusterLayout(
-      servers: shards.urls.map { ClickHouseServer(url: $0, timeoutSeconds: 5) },
-      database: "uptake", cluster: ClickHouseShards.clusterName)
-    try ClusterSchema.migrate(layout, nowMs: nowMs)
-    return layout
-  }
-
   @Test("every event once on the shards, in blocks; shipped twice after a lost record, still once")
   func shipsOnce() throws {
     let scratch = try ScratchDirectory()
     defer { scratch.remove() }
     let shards = try ClickHouseShards(count: 2)
     defer { shards.stopAll() }
-    let layout = try Self.layout(shards)
+    let layout = try shards.migratedLayout()
     let spool = try Self.spool(in: scratch, events: 2_500)
     let shipper = try EventShipper(spool: spool, layout: layout, blockEvents: 1_000)
 
@@ -95,7 +87,7 @@ struct EventShipperTests {
     defer { scratch.remove() }
     let shards = try ClickHouseShards(count: 2)
     defer { shards.stopAll() }
-    let layout = try Self.layout(shards)
+    let layout = try shards.migratedLayout()
     let spool = try Self.spool(in: scratch, events: 300)
     let shipper = try EventShipper(spool: spool, layout: layout)
     shards.stop(0)

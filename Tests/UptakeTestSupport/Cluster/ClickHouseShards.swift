@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(FoundationNetworking)
-  import FoundationNetworking
-#endif
-
 /// Debian's clickhouse-server, run as a cluster of one-replica shards from
 /// scratch directories: each server a plain process with its own
 /// config.xml (data and temporary paths, HTTP, TCP and interserver ports
@@ -23,6 +19,7 @@ public final class ClickHouseShards: @unchecked Sendable {
 
   public let shards: [Shard]
   private let scratch: ScratchDirectory
+  private let client = HTTPClient(timeout: 30)
   private var processes: [Process?]
 
   /// Starts `count` servers and waits until each answers `SELECT 1`.
@@ -104,24 +101,11 @@ public final class ClickHouseShards: @unchecked Sendable {
 
   /// What shard `index` answers to `sql`, over its HTTP interface.
   public func query(_ index: Int, _ sql: String) throws -> String {
-    var request = URLRequest(url: shards[index].url)
-    request.httpMethod = "POST"
-    request.httpBody = Data(sql.utf8)
-    request.timeoutInterval = 30
-    let done = DispatchSemaphore(value: 0)
-    let box = Box()
-    URLSession.shared.dataTask(with: request) { data, response, error in
-      box.set((data, (response as? HTTPURLResponse)?.statusCode, error))
-      done.signal()
-    }.resume()
-    done.wait()
-    let (data, status, error) = box.get()
-    if let error { throw Problem("shard \(index + 1): \(error.localizedDescription)") }
-    let text = String(decoding: data ?? Data(), as: UTF8.self)
-    guard status == 200 else {
-      throw Problem("shard \(index + 1) answered \(status ?? 0): \(text)")
+    let answer = try client.send("POST", shards[index].url, body: Data(sql.utf8))
+    guard answer.status == 200 else {
+      throw Problem("shard \(index + 1) answered \(answer.status): \(answer.text)")
     }
-    return text
+    return answer.text
   }
 
   private func errorLog(_ shard: Shard) -> String {
@@ -200,12 +184,5 @@ public final class ClickHouseShards: @unchecked Sendable {
   public struct Problem: Error, CustomStringConvertible {
     public let description: String
     init(_ description: String) { self.description = description }
-  }
-
-  private final class Box: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: (Data?, Int?, (any Error)?) = (nil, nil, nil)
-    func set(_ value: (Data?, Int?, (any Error)?)) { lock.withLock { self.value = value } }
-    func get() -> (Data?, Int?, (any Error)?) { lock.withLock { value } }
   }
 }
