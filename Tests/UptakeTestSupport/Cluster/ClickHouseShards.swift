@@ -20,7 +20,8 @@ public final class ClickHouseShards: @unchecked Sendable {
   public let shards: [Shard]
   private let scratch: ScratchDirectory
   private let client = HTTPClient(timeout: 30)
-  private var processes: [Process?]
+  /// The running servers' process ids, by shard.
+  private var pids: [pid_t?]
 
   /// Starts `count` servers and waits until each answers `SELECT 1`.
   public init(count: Int = 2) throws {
@@ -39,7 +40,7 @@ public final class ClickHouseShards: @unchecked Sendable {
           interserverPort: ports.removeFirst(), directory: directory))
     }
     self.shards = shards
-    processes = Array(repeating: nil, count: count)
+    pids = Array(repeating: nil, count: count)
     try Self.usersXML.write(to: scratch.appending("users.xml"), atomically: true, encoding: .utf8)
     for index in shards.indices {
       try configXML(for: shards[index]).write(
@@ -62,17 +63,15 @@ public final class ClickHouseShards: @unchecked Sendable {
   /// Starts shard `index` (again, after `stop`) and waits until it answers.
   public func start(_ index: Int) throws {
     let shard = shards[index]
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: Self.executable)
-    process.arguments = ["--config-file=\(shard.directory.appending(path: "config.xml").path)"]
-    let log = FileHandle(forWritingAtPath: "/dev/null")
-    process.standardOutput = log
-    process.standardError = log
-    try process.run()
-    processes[index] = process
+    let pid = try Self.spawn([
+      Self.executable, "--config-file=\(shard.directory.appending(path: "config.xml").path)",
+    ])
+    pids[index] = pid
     let deadline = Date().addingTimeInterval(60)
     while Date() < deadline {
-      if !process.isRunning {
+      var status: Int32 = 0
+      if waitpid(pid, &status, WNOHANG) == pid {
+        pids[index] = nil
         throw Problem("clickhouse-server of shard \(index + 1) exited: \(errorLog(shard))")
       }
       if (try? query(index, "SELECT 1")) == "1\n" { return }
@@ -81,21 +80,51 @@ public final class ClickHouseShards: @unchecked Sendable {
     throw Problem("clickhouse-server of shard \(index + 1) did not answer within 60 s")
   }
 
-  /// Stops shard `index` at once (SIGKILL: the test process's children
-  /// start with SIGTERM blocked), as a crashed or unplugged server.
+  /// Runs `arguments` as a child of its own, its output to /dev/null and
+  /// no signal blocked; returns its pid.
+  ///
+  /// Not through Foundation's `Process`: it learns of a child's exit when
+  /// a socket the child inherits closes, and clickhouse-server closes the
+  /// descriptors it inherits as it starts. Foundation then waited for a
+  /// server that still ran, and saw no other child's exit (every uptaked
+  /// a test stopped) until the server was killed.
+  private static func spawn(_ arguments: [String]) throws -> pid_t {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    // The test process blocks SIGTERM in its threads; a server must not.
+    var noSignals = sigset_t()
+    sigemptyset(&noSignals)
+    posix_spawnattr_setsigmask(&attributes, &noSignals)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+    var argv = arguments.map { strdup($0) } + [nil]
+    defer { for argument in argv { free(argument) } }
+    var pid: pid_t = 0
+    let status = posix_spawn(&pid, arguments[0], &actions, &attributes, &argv, environ)
+    guard status == 0 else {
+      throw Problem("cannot start \(arguments[0]): \(String(cString: strerror(status)))")
+    }
+    return pid
+  }
+
+  /// Stops shard `index` at once (SIGKILL), as a crashed or unplugged
+  /// server, and waits for it.
   public func stop(_ index: Int) {
-    guard let process = processes[index] else { return }
-    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-    // Polled rather than waitUntilExit alone, which spun at full CPU
-    // forever when it began before Foundation had seen the exit.
-    let deadline = Date().addingTimeInterval(10)
-    while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
-    if !process.isRunning { process.waitUntilExit() }
-    processes[index] = nil
+    guard let pid = pids[index] else { return }
+    kill(pid, SIGKILL)
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+    pids[index] = nil
   }
 
   public func stopAll() {
-    for index in processes.indices { stop(index) }
+    for index in pids.indices { stop(index) }
     scratch.remove()
   }
 
