@@ -50,6 +50,13 @@ public final class BlockingHTTPClient: Sendable {
     return .success(Answer(status: status, body: data ?? Data()))
   }
 
+  /// Cancels what is under way and closes the session's connections. A
+  /// session left with connections open kept the daemon from exiting
+  /// after its orderly stop.
+  public func close() {
+    session.invalidateAndCancel()
+  }
+
   /// The task's callback values, handed from URLSession's queue to the waiter.
   private final class Outcome: @unchecked Sendable {
     private let lock = NSLock()

@@ -33,6 +33,11 @@ public final class ClickHouseServer: Sendable {
     try send(address(["query": query].merging(settings) { $1 }), body: data, statement: query)
   }
 
+  /// Closes the connections to the server; for the end of the process.
+  public func close() {
+    client.close()
+  }
+
   private func address(_ parameters: [String: String]) -> URL {
     guard !parameters.isEmpty, var parts = URLComponents(url: url, resolvingAgainstBaseURL: false)
     else { return url }

@@ -37,6 +37,11 @@ public enum ClusterSchema {
     return ran
   }
 
+  /// Asks every server `SELECT 1`: whether the whole layout answers.
+  public static func probe(_ layout: ClusterLayout) throws(ClickHouseError) {
+    for server in layout.servers { try server.execute("SELECT 1") }
+  }
+
   /// A migration's statements, comments left out and the layout's names
   /// filled in. Statements end with `;` at the end of a line.
   static func statements(of text: String, in layout: ClusterLayout) -> [String] {

@@ -41,6 +41,39 @@ public final class EventShipper {
     return try statement.step() ? statement.int64(0) : 0
   }
 
+  /// When the oldest event not shipped yet was received; nil when none
+  /// waits. Its age is the shipping lag.
+  public func oldestWaitingReceivedMs() throws(StoreError) -> Int64? {
+    let oldest = try spool.statement(
+      "SELECT received_at FROM events WHERE seq > ? ORDER BY seq LIMIT 1")
+    defer { oldest.reset() }
+    try oldest.bind(1, try shippedSeq())
+    return try oldest.step() ? oldest.int64(0) : nil
+  }
+
+  /// Deletes up to `maxEvents` shipped events from the spool, oldest
+  /// first, so its file stops growing (SQLite reuses the pages freed);
+  /// returns how many it deleted. The newest event always stays, shipped
+  /// or not: seq is the rowid, and an emptied table would number the next
+  /// event 1 again, below what is recorded as shipped.
+  @discardableResult
+  public func trimShipped(maxEvents: Int = 10_000) throws(StoreError) -> Int {
+    try spool.write { () throws(StoreError) -> Int in
+      let shipped = try shippedSeq()
+      let trim = try spool.statement(
+        """
+        DELETE FROM events WHERE seq IN (
+          SELECT seq FROM events
+          WHERE seq <= ? AND seq < (SELECT max(seq) FROM events)
+          ORDER BY seq LIMIT ?)
+        """)
+      try trim.bind(1, shipped)
+      try trim.bind(2, maxEvents)
+      try trim.run()
+      return spool.changes
+    }
+  }
+
   /// Ships the next block of at most `blockEvents` events; returns how many
   /// it shipped, 0 when none wait.
   @discardableResult
