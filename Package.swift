@@ -47,8 +47,9 @@ let package = Package(
       name: "UptakeHTTP",
       dependencies: ["UptakeCore", "UptakeStore", "UptakeCluster", "CMicroHTTPD", "CZlib"],
       plugins: ["EmbedDashboard"]),
-    .executableTarget(name: "uptaked", dependencies: ["UptakeHTTP", "UptakeStore", "CMalloc"]),
-    .executableTarget(name: "uptake", dependencies: ["UptakeStore"]),
+    .executableTarget(
+      name: "uptaked", dependencies: ["UptakeHTTP", "UptakeCluster", "UptakeStore", "CMalloc"]),
+    .executableTarget(name: "uptake", dependencies: ["UptakeStore", "UptakeCluster"]),
     .target(name: "UptakeDataGen", dependencies: ["UptakeCore"]),
     .target(name: "UptakeClient"),
     .executableTarget(name: "uptake-example", dependencies: ["UptakeClient"]),
@@ -89,6 +90,8 @@ let package = Package(
     // either: SwiftPM lets a test target import executable targets.
     .testTarget(
       name: "UptakeCLITests",
-      dependencies: ["uptake", "uptaked", "UptakeCore", "UptakeHTTP", "UptakeTestSupport"]),
+      dependencies: [
+        "uptake", "uptaked", "UptakeCore", "UptakeHTTP", "UptakeCluster", "UptakeTestSupport",
+      ]),
   ]
 )

@@ -1,4 +1,5 @@
 import Foundation
+import UptakeCluster
 import UptakeCore
 import UptakeStore
 
@@ -20,6 +21,11 @@ public final class Service: @unchecked Sendable {
     public var readConnections = 4
     /// How the App Store is watched for entries that name their app.
     public var storeWatch = StoreWatchOptions()
+    /// Where the ClickHouse cluster is, when this daemon is a node over one.
+    public var cluster = ClusterOptions()
+    /// As a node, the spool's size at which ingest answers 503: 4 GiB,
+    /// hours of a busy app's events while the cluster is away.
+    public var maxSpoolBytes: Int64 = 4 << 30
 
     public init() {}
   }
@@ -35,6 +41,8 @@ public final class Service: @unchecked Sendable {
   /// Keys of the default app when this start created it, to show once.
   public let createdDefaultApp: NewAppKeys?
   private let configPollerDone = DispatchSemaphore(value: 0)
+  /// As a node over a cluster, what ships the spool to it.
+  let shipping: ShippingThread?
 
   /// Opens (creating and migrating) the database and builds every part.
   public init(configuration: Configuration, logger: Logger = Logger()) throws {
@@ -53,6 +61,10 @@ public final class Service: @unchecked Sendable {
     case .ready, .created, nil:
       break
     }
+    let layout = configuration.cluster.layout()
+    if let layout {
+      Self.joinCluster(layout, spool: writeConnection, logger: logger)
+    }
     createdDefaultApp = try AppRegistry.addDefaultIfEmpty(
       in: writeConnection, nowMs: WallClock.nowMs())
     let keys = try KeyDirectory(database: try Database(path: path, create: false))
@@ -65,6 +77,16 @@ public final class Service: @unchecked Sendable {
     var writerLimits = configuration.writerLimits
     if writerLimits.maxReadHoldSeconds == nil {
       writerLimits.maxReadHoldSeconds = configuration.serverLimits.reportTimeLimitSeconds + 5
+    }
+    if let layout {
+      // The events file is a spool: full, it refuses commits as a full
+      // disk does, and ingest answers 503 until shipping frees pages.
+      writerLimits.folds = false
+      writerLimits.maxFileBytes = min(
+        writerLimits.maxFileBytes ?? .max, configuration.maxSpoolBytes)
+      shipping = try ShippingThread(spoolPath: path, layout: layout, logger: logger)
+    } else {
+      shipping = nil
     }
     writer = try BatchWriter(
       database: writeConnection, limits: writerLimits, readGate: readGate,
@@ -90,14 +112,23 @@ public final class Service: @unchecked Sendable {
     let serverBox = ServerBox()
     let operations = OperationsHandlers(
       writer: writer, metrics: metrics, storeMetrics: storeWatcher.exposition,
+      shipping: shipping.map { [writer] in
+        ShippingReport(
+          thread: $0, maxSpoolBytes: writerLimits.maxFileBytes,
+          committedSeq: { writer.committedSeq })
+      },
       isShuttingDown: { serverBox.server?.isShuttingDown ?? false }, databasePath: path)
     let checks = CheckHandlers(configurations: updateConfigurations, store: storeWatcher)
     let store = StoreHandlers(configurations: updateConfigurations, watcher: storeWatcher)
     // The dashboard's routes last: every API request finds its route
     // before trying them.
     let dashboard = DashboardHandlers(assets: .embedded)
+    // A node's spool holds only what it has not shipped: its reports
+    // would miss the rest. Reports from the cluster's aggregates are the
+    // next part of issue 22; until then a node says so (docs/scaling.md).
+    let reportRoutes = layout == nil ? reports.routes : reports.routes.map(Self.answeredByCluster)
     let router = Router(
-      routes: [ingest.route] + checks.routes + reports.routes + store.routes + operations.routes
+      routes: [ingest.route] + checks.routes + reportRoutes + store.routes + operations.routes
         + dashboard.routes,
       keys: keys)
     let metrics = self.metrics
@@ -111,11 +142,45 @@ public final class Service: @unchecked Sendable {
     serverBox.server = server
   }
 
+  /// A node's first contact with its cluster, before it opens: the schema,
+  /// then the cluster's apps into the node's table, so a node joining a
+  /// cluster takes its keys and makes no default app of its own. When
+  /// the cluster cannot be reached the node starts all the same (ingest
+  /// goes to the spool), and its shipping thread does both once it can.
+  private static func joinCluster(_ layout: ClusterLayout, spool: Database, logger: Logger) {
+    let impatient = ClusterLayout(
+      servers: layout.servers.map { ClickHouseServer(url: $0.url, timeoutSeconds: 5) },
+      database: layout.database, cluster: layout.cluster)
+    do {
+      try ClusterSchema.migrate(impatient, nowMs: WallClock.nowMs())
+      let synced = try ClusterAppsMirror.sync(impatient, into: spool, nowMs: WallClock.nowMs())
+      logger.info("joined the cluster", ["apps_taken": String(synced.mirrored)])
+    } catch {
+      logger.warning(
+        "cannot reach the cluster at start; starting on the node's own apps",
+        ["error": String(describing: error)])
+    }
+    for server in impatient.servers { server.close() }
+  }
+
+  /// A report route of a node: refused with 503 until reports are read
+  /// from the cluster.
+  private static func answeredByCluster(_ route: Route) -> Route {
+    Route(route.method, route.pattern, access: route.access) { _ in
+      .respond(
+        APIError.unavailable(
+          "this uptaked is a node over ClickHouse, and reports are not yet read from the cluster",
+          retryAfterSeconds: 60
+        ).response)
+    }
+  }
+
   /// Starts the writer thread, the configuration poller and the HTTP server.
   public func start() throws {
     let configurations = updateConfigurations
     _ = Self.startThread("uptake-config", signalling: configPollerDone) { configurations.run() }
     writer.start()
+    shipping?.start()
     storeWatcher.start()
     try server.start(listen: configuration.listen)
   }
@@ -145,6 +210,7 @@ public final class Service: @unchecked Sendable {
     server.drain(timeoutSeconds: 1, quietSeconds: 0.1)
     server.stop()
     writer.stop()
+    shipping?.stop()
     storeWatcher.stop()
     updateConfigurations.stop()
     configPollerDone.wait()

@@ -1,4 +1,5 @@
 import Foundation
+import UptakeCluster
 import UptakeHTTP
 import UptakeStore
 
@@ -78,6 +79,22 @@ struct DaemonOptions {
       --app-store-timeout SECONDS
                            a lookup not answered in this long failed and backs
                            off (default 10)
+      --clickhouse URL[,URL...]
+                           run as a node over ClickHouse (http://HOST:PORT of
+                           one or more of its servers): events are acknowledged
+                           once in --db, the node's spool, then shipped to
+                           ClickHouse and removed from the spool
+                           (env UPTAKE_CLICKHOUSE; default none: one box)
+      --clickhouse-database NAME
+                           the ClickHouse database, created at start
+                           (env UPTAKE_CLICKHOUSE_DATABASE, default uptake)
+      --clickhouse-cluster NAME
+                           the cluster of the servers' remote_servers whose
+                           shards hold the events (env UPTAKE_CLICKHOUSE_CLUSTER;
+                           default none: one ClickHouse server)
+      --max-spool-bytes N  with --clickhouse, answer ingest 503 once the spool
+                           holds this much, as while ClickHouse is away;
+                           N in bytes, or with K, M or G (default 4G)
       --log-level LEVEL    debug, info, warning or error (default info)
       -h, --help           show this help
     """
@@ -97,6 +114,9 @@ struct DaemonOptions {
     if let listen = environment["UPTAKE_LISTEN"], !listen.isEmpty {
       options.configuration.listen = listen
     }
+    options.configuration.cluster = try clusterValue { () throws(ClusterOptions.Problem) in
+      try ClusterOptions(environment: environment)
+    }
     // For tests only: hours of grace pass by writing a later time here.
     if let clock = environment["UPTAKE_TEST_CLOCK_FILE"], !clock.isEmpty {
       options.configuration.storeWatch.clockFile = clock
@@ -107,6 +127,17 @@ struct DaemonOptions {
       try options.set(argument, from: &remaining)
     }
     return options
+  }
+
+  /// A cluster flag's value, its problem said as a usage error.
+  private static func clusterValue<T>(_ read: () throws(ClusterOptions.Problem) -> T)
+    throws(UsageError) -> T
+  {
+    do {
+      return try read()
+    } catch {
+      throw UsageError(message: error.description)
+    }
   }
 
   /// Sets what `flag` names, from the values that follow it.
@@ -171,6 +202,13 @@ struct DaemonOptions {
       configuration.storeWatch.lookupsPerMinute = max(1, try arguments.number(flag))
     case "--app-store-timeout":
       configuration.storeWatch.timeoutSeconds = Double(max(1, try arguments.number(flag)))
+    case "--clickhouse", "--clickhouse-database", "--clickhouse-cluster":
+      let value = try arguments.value(flag)
+      try Self.clusterValue { () throws(ClusterOptions.Problem) in
+        try configuration.cluster.set(flag, to: value)
+      }
+    case "--max-spool-bytes":
+      configuration.maxSpoolBytes = try arguments.bytes(flag)
     case "--log-level":
       logLevel = try arguments.value(flag)
       guard ["debug", "info", "warning", "error"].contains(logLevel) else {
@@ -200,6 +238,20 @@ struct DaemonOptions {
         throw UsageError(message: "\(flag) needs a whole number, not \"\(text)\"")
       }
       return number
+    }
+
+    /// A size: a whole number of bytes, or of KiB, MiB or GiB with a
+    /// suffix K, M or G.
+    mutating func bytes(_ flag: String) throws(UsageError) -> Int64 {
+      let text = try value(flag)
+      let shifts: [Character: Int64] = ["K": 10, "M": 20, "G": 30]
+      let shift = text.last.flatMap { shifts[Character($0.uppercased())] } ?? 0
+      let digits = shift == 0 ? Substring(text) : text.dropLast()
+      guard let number = Int64(digits), number > 0, number <= (Int64.max >> shift) else {
+        throw UsageError(
+          message: "\(flag) needs a number of bytes, or of K, M or G bytes (4G), not \"\(text)\"")
+      }
+      return number << shift
     }
 
     mutating func rate(_ flag: String) throws(UsageError) -> RateLimiter.Rate {

@@ -6,6 +6,8 @@ struct OperationsHandlers: Sendable {
   let metrics: IngestMetrics
   /// The App Store watch's counters, in the exposition format.
   let storeMetrics: @Sendable () -> String
+  /// As a node over a cluster, how its shipping goes.
+  let shipping: ShippingReport?
   let isShuttingDown: @Sendable () -> Bool
   /// The database file; its write-ahead log is this path plus `-wal`.
   let databasePath: String
@@ -15,10 +17,11 @@ struct OperationsHandlers: Sendable {
       Route("GET", "/healthz", access: .open) { _ in .respond(.text("ok\n")) },
       Route("GET", "/readyz", access: .open) { _ in
         guard writer.isAcceptingWrites && !isShuttingDown() else {
-          return .respond(
-            APIError.unavailable("storage cannot take writes", retryAfterSeconds: 2).response)
+          let why = shipping?.refusal() ?? "storage cannot take writes"
+          return .respond(APIError.unavailable(why, retryAfterSeconds: 2).response)
         }
-        return .respond(.text("ready\n"))
+        // A node takes events while ClickHouse is away: ready, and says so.
+        return .respond(.text("ready\n" + (shipping.map { $0.summary() + "\n" } ?? "")))
       },
       Route("GET", "/metrics", access: .open) { _ in
         .respond(
@@ -27,7 +30,7 @@ struct OperationsHandlers: Sendable {
               queueDepth: writer.queueDepth, unfoldedEvents: writer.unfoldedEvents,
               ready: writer.isAcceptingWrites,
               walBytes: Database.walBytes(ofDatabaseAt: databasePath)) + Self.answerBacklog()
-              + storeMetrics(),
+              + storeMetrics() + (shipping?.exposition() ?? ""),
             contentType: "text/plain; version=0.0.4; charset=utf-8"))
       },
     ]

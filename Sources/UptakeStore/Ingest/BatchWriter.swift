@@ -78,6 +78,10 @@ public final class BatchWriter: @unchecked Sendable {
     /// a client holding the public ingest key can make the reports hold,
     /// and the writer's memory: at most apps x 92 days x 3 x this values.
     public var maxDistinctPerDay = EventInserter.defaultMaxDistinctPerDay
+    /// Whether stored events are folded into the report aggregates. A node
+    /// over a ClickHouse cluster answers reports from the cluster, and its
+    /// events file is a spool that empties as it ships: it does not fold.
+    public var folds = true
 
     public init() {}
 
@@ -135,7 +139,8 @@ public final class BatchWriter: @unchecked Sendable {
   private let inserter: EventInserter
   /// The writer thread's connection, which `inserter` writes through.
   private let database: Database
-  private let folder: FoldThread
+  /// Nil when `limits.folds` is off.
+  private let folder: FoldThread?
   /// Whether this writer recorded the machine's boot so that its fold
   /// writes the rollups file unsynced (`UnsyncedRollups`).
   private let foldsUnsynced: Bool
@@ -152,6 +157,8 @@ public final class BatchWriter: @unchecked Sendable {
   /// fold every stored event.
   private var finishing = false
   private var lastCommitFailed = false
+  /// The seq of the newest event committed.
+  private var newestCommittedSeq: Int64 = 0
   /// Only the writer thread touches these two.
   private var upkeepFailed = false
   private var rewinder: LogRewinder
@@ -199,19 +206,30 @@ public final class BatchWriter: @unchecked Sendable {
     let loaded = try inserter.loadDistinctValues()
     observer.loadedDistinctValues(loaded.values, loaded.tailEvents, loaded.seconds)
     self.database = database
-    let unsynced = foldsUnsynced ? try UnsyncedRollups.record(in: database) : false
+    newestCommittedSeq = try database.newestEventSeq()
+    let unsynced =
+      foldsUnsynced && limits.folds ? try UnsyncedRollups.record(in: database) : false
     self.foldsUnsynced = unsynced
-    folder = try FoldThread(
-      path: database.path, limits: limits, readGate: readGate, unsynced: unsynced,
-      observer: observer)
+    folder =
+      limits.folds
+      ? try FoldThread(
+        path: database.path, limits: limits, readGate: readGate, unsynced: unsynced,
+        observer: observer) : nil
     self.limits = limits
     self.readGate = readGate
     self.observer = observer
     rewinder = LogRewinder(database, schema: "main", maxHoldSeconds: limits.readHoldSeconds)
   }
 
+  /// The seq of the newest event committed: what a node has to ship.
+  public var committedSeq: Int64 {
+    condition.lock()
+    defer { condition.unlock() }
+    return newestCommittedSeq
+  }
+
   /// Events stored and not folded into the aggregates yet.
-  public var unfoldedEvents: Int64 { folder.backlog }
+  public var unfoldedEvents: Int64 { folder?.backlog ?? 0 }
 
   /// Queues a batch. Returns false, without calling `completion`, when the
   /// queue is full or the writer is stopping.
@@ -281,11 +299,11 @@ public final class BatchWriter: @unchecked Sendable {
   /// The writer loop. Returns after `stop()`, once every queued batch has
   /// been committed (or failed) and answered.
   private func run() {
-    folder.start()
+    folder?.start()
     while true {
       // Each app's own backlog holds back its own batches (`nextJobs`);
       // this bounds them all together, at twice one app's.
-      folder.waitUntilBacklog(
+      folder?.waitUntilBacklog(
         atMost: 2 * limits.maxUnfoldedEvents, backlogWaitSeconds: Self.backlogWaitSeconds
       ) {
         isStopping
@@ -368,7 +386,7 @@ public final class BatchWriter: @unchecked Sendable {
   private func finishUpkeep() {
     do {
       try inserter.mergeDuplicateKeys()
-      try folder.foldEverything()
+      try folder?.foldEverything()
     } catch {
       finishError = error
     }
@@ -377,7 +395,7 @@ public final class BatchWriter: @unchecked Sendable {
   /// Ends the fold thread and, when it left the rollups file synced whole,
   /// clears the record that let it write unsynced.
   private func stopFolding() {
-    guard folder.stop(), foldsUnsynced else { return }
+    guard let folder, folder.stop(), foldsUnsynced else { return }
     do {
       try UnsyncedRollups.clear(in: database)
     } catch {
@@ -415,7 +433,7 @@ public final class BatchWriter: @unchecked Sendable {
     }
     // Apps whose own events the fold lags by more than the cap wait; the
     // others' batches go ahead of them. Stopping, every batch goes.
-    let progress = folder.progress
+    let progress = folder?.progress
     // With several apps waiting, shorter transactions: each app's batch
     // waits for the commit under way and its own, and a full one of a
     // flood took 60 ms (tools/attack).
@@ -423,7 +441,8 @@ public final class BatchWriter: @unchecked Sendable {
       queue.appsWaiting > 1
       ? max(1, limits.maxEventsPerTransaction / 4) : limits.maxEventsPerTransaction
     let jobs = queue.take(maxEvents: maxEvents) { appNo in
-      stopping || progress.failing
+      guard let progress else { return true }
+      return stopping || progress.failing
         || unfolded.events(of: appNo, foldedSeq: progress.foldedSeq) <= limits.maxUnfoldedEvents
     }
     if jobs.isEmpty {
@@ -447,12 +466,17 @@ public final class BatchWriter: @unchecked Sendable {
         jobs.reduce(0) { $0 + $1.batch.events.count },
         Double(DispatchTime.now().uptimeNanoseconds &- started) / 1e9)
       setCommitFailed(false)
-      var committedByApp: [Int64: Int] = [:]
-      for job in jobs { committedByApp[job.batch.appNo, default: 0] += job.batch.events.count }
-      for (appNo, events) in committedByApp {
-        unfolded.committed(events, appNo: appNo, throughSeq: inserter.lastInsertedSeq)
+      condition.lock()
+      newestCommittedSeq = inserter.lastInsertedSeq
+      condition.unlock()
+      if let folder {
+        var committedByApp: [Int64: Int] = [:]
+        for job in jobs { committedByApp[job.batch.appNo, default: 0] += job.batch.events.count }
+        for (appNo, events) in committedByApp {
+          unfolded.committed(events, appNo: appNo, throughSeq: inserter.lastInsertedSeq)
+        }
+        folder.stored(through: inserter.lastInsertedSeq)
       }
-      folder.stored(through: inserter.lastInsertedSeq)
       for (job, outcome) in zip(jobs, outcomes) { job.completion(.success(outcome)) }
     case .failure(let failure):
       observer.failed(failure)

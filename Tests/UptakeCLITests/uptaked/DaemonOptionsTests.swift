@@ -1,4 +1,6 @@
+import Foundation
 import Testing
+import UptakeCluster
 import UptakeHTTP
 import UptakeTestSupport
 
@@ -48,6 +50,57 @@ struct DaemonOptionsTests {
 
     let empty = try #require(try parse([], environment: ["UPTAKE_DB": ""]))
     #expect(empty.configuration.databasePath == "./uptake.db", "an empty variable is unset")
+  }
+
+  @Test("--clickhouse and its companions name the cluster; UPTAKE_CLICKHOUSE* stand in for them")
+  func cluster() throws {
+    let none = try #require(try parse([]))
+    #expect(!none.configuration.cluster.isEnabled, "one box unless a server is named")
+    #expect(none.configuration.maxSpoolBytes == 4 << 30)
+
+    let flags = try #require(
+      try parse([
+        "--clickhouse", "http://ch1:8123, https://ch2.example:8443/", "--clickhouse-database",
+        "events_db", "--clickhouse-cluster", "shards2", "--max-spool-bytes", "512M",
+      ]))
+    #expect(
+      flags.configuration.cluster.urls == [
+        URL(string: "http://ch1:8123")!, URL(string: "https://ch2.example:8443")!,
+      ])
+    #expect(flags.configuration.cluster.database == "events_db")
+    #expect(flags.configuration.cluster.cluster == "shards2")
+    #expect(flags.configuration.maxSpoolBytes == 512 << 20)
+
+    let environment = [
+      "UPTAKE_CLICKHOUSE": "http://10.0.0.5:8123", "UPTAKE_CLICKHOUSE_DATABASE": "u2",
+      "UPTAKE_CLICKHOUSE_CLUSTER": "c",
+    ]
+    let fromEnvironment = try #require(try parse([], environment: environment)).configuration
+    #expect(fromEnvironment.cluster.urls == [URL(string: "http://10.0.0.5:8123")!])
+    #expect(fromEnvironment.cluster.database == "u2" && fromEnvironment.cluster.cluster == "c")
+    let flagsWin = try #require(
+      try parse(["--clickhouse", "http://other:1"], environment: environment))
+    #expect(flagsWin.configuration.cluster.urls == [URL(string: "http://other:1")!])
+
+    #expect(try parse(["--max-spool-bytes", "1048576"])?.configuration.maxSpoolBytes == 1 << 20)
+    #expect(try parse(["--max-spool-bytes", "2g"])?.configuration.maxSpoolBytes == 2 << 30)
+  }
+
+  @Test(
+    "a cluster flag's bad value is refused, saying what it needs",
+    arguments: [
+      (["--clickhouse", "ch1:8123"], "--clickhouse needs http://HOST:PORT URLs"),
+      (["--clickhouse", "http://ch1:8123/db?x=1"], "--clickhouse needs http://HOST:PORT URLs"),
+      (["--clickhouse", "http://a:1,,http://b:1"], "not \"\""),
+      (["--clickhouse-database", "uptake; DROP"], "--clickhouse-database needs a name"),
+      (["--clickhouse-cluster", "9shards"], "--clickhouse-cluster needs a name"),
+      (["--max-spool-bytes", "0"], "--max-spool-bytes needs a number of bytes"),
+      (["--max-spool-bytes", "4T"], "--max-spool-bytes needs a number of bytes"),
+      (["--max-spool-bytes", "99999999999G"], "--max-spool-bytes needs a number of bytes"),
+    ])
+  func badClusterValues(arguments: [String], message: String) throws {
+    let error = try #require(usageError(arguments))
+    #expect(error.contains(message), "\(error)")
   }
 
   @Test(
