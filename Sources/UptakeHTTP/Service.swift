@@ -143,8 +143,9 @@ public final class Service: @unchecked Sendable {
   }
 
   /// A node's first contact with its cluster, before it opens: the schema,
-  /// then the cluster's apps into the node's table, so a node joining a
-  /// cluster takes its keys and makes no default app of its own. When
+  /// then the cluster's apps and update configurations into the node's
+  /// tables, so a node joining a cluster takes its keys and configurations
+  /// and makes no default app of its own. When
   /// the cluster cannot be reached the node starts all the same (ingest
   /// goes to the spool), and its shipping thread does both once it can.
   private static func joinCluster(_ layout: ClusterLayout, spool: Database, logger: Logger) {
@@ -153,8 +154,15 @@ public final class Service: @unchecked Sendable {
       database: layout.database, cluster: layout.cluster)
     do {
       try ClusterSchema.migrate(impatient, nowMs: WallClock.nowMs())
-      let synced = try ClusterAppsMirror.sync(impatient, into: spool, nowMs: WallClock.nowMs())
-      logger.info("joined the cluster", ["apps_taken": String(synced.mirrored)])
+      let apps = try ClusterAppsMirror.sync(impatient, into: spool, nowMs: WallClock.nowMs())
+      let configurations = try ClusterUpdateConfigsMirror.sync(
+        impatient, into: spool, nowMs: WallClock.nowMs())
+      logger.info(
+        "joined the cluster",
+        [
+          "apps_taken": String(apps.mirrored),
+          "configurations_taken": String(configurations.mirrored),
+        ])
     } catch {
       logger.warning(
         "cannot reach the cluster at start; starting on the node's own apps",

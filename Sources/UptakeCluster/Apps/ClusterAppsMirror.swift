@@ -79,44 +79,17 @@ public enum ClusterAppsMirror {
     return apps
   }
 
-  /// A hash as the cluster writes it (lowercase hex) and as the node's
-  /// table keeps it (bytes).
-  public static func hex(_ bytes: [UInt8]) -> String {
-    let digits = Array("0123456789abcdef".utf8)
-    var text: [UInt8] = []
-    text.reserveCapacity(bytes.count * 2)
-    for byte in bytes {
-      text.append(digits[Int(byte >> 4)])
-      text.append(digits[Int(byte & 0x0F)])
-    }
-    return String(decoding: text, as: UTF8.self)
-  }
+  /// A hash as the cluster writes it (lowercase hex).
+  public static func hex(_ bytes: [UInt8]) -> String { Hex.encode(bytes) }
 
   struct BadHash: Error, CustomStringConvertible {
     let text: String
     var description: String { "a key hash in the cluster is not 64 hex digits: \"\(text)\"" }
   }
 
+  /// A hash as the node's table keeps it (bytes).
   static func hashBytes(_ text: String) throws(BadHash) -> [UInt8] {
-    let utf8 = Array(text.utf8)
-    guard utf8.count == 64 else { throw BadHash(text: text) }
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(32)
-    for index in stride(from: 0, to: 64, by: 2) {
-      guard let high = hexValue(utf8[index]), let low = hexValue(utf8[index + 1]) else {
-        throw BadHash(text: text)
-      }
-      bytes.append(high << 4 | low)
-    }
+    guard text.utf8.count == 64, let bytes = Hex.decode(text) else { throw BadHash(text: text) }
     return bytes
-  }
-
-  private static func hexValue(_ digit: UInt8) -> UInt8? {
-    switch digit {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-    case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-    case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-    default: nil
-    }
   }
 }

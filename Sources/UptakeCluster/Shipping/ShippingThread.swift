@@ -47,10 +47,12 @@ public final class ShippingThread: @unchecked Sendable {
   /// so /readyz and /metrics say when the cluster is away before events
   /// wait on it.
   static let probeSeconds = 5.0
-  /// How often the cluster's apps are read into the node's own table
-  /// (`ClusterAppsMirror`): a key rotated anywhere stops working here
-  /// within this, and the key directory's reload.
-  static let appsSyncSeconds = 2.0
+  /// How often the cluster's apps and update configurations are read into
+  /// the node's own tables (`ClusterAppsMirror`,
+  /// `ClusterUpdateConfigsMirror`): a key rotated or a configuration put
+  /// anywhere takes effect here within this and the reload of what
+  /// answers from memory.
+  static let syncSeconds = 2.0
 
   private let layout: ClusterLayout
   private let spool: Database
@@ -64,8 +66,9 @@ public final class ShippingThread: @unchecked Sendable {
   private var started = false
   /// Only the shipping thread touches this: when a server last answered.
   private var lastContact = Date()
-  /// Only the shipping thread touches this: when the apps were last synced.
-  private var lastAppsSync = Date.distantPast
+  /// Only the shipping thread touches this: when apps and configurations
+  /// were last synced.
+  private var lastSync = Date.distantPast
 
   /// Why a database cannot be a node's spool.
   public struct NotASpool: Error, CustomStringConvertible {
@@ -165,14 +168,9 @@ public final class ShippingThread: @unchecked Sendable {
           ["servers": String(layout.servers.count), "migrations_run": String(ran)])
         update { $0.schemaReady = true }
       }
-      if Date().timeIntervalSince(lastAppsSync) >= Self.appsSyncSeconds {
-        let synced = try ClusterAppsMirror.sync(layout, into: spool, nowMs: WallClock.nowMs())
-        if synced != ClusterAppsMirror.Outcome() {
-          logger.info(
-            "apps synced with the cluster",
-            ["taken": String(synced.mirrored), "published": String(synced.published)])
-        }
-        lastAppsSync = Date()
+      if Date().timeIntervalSince(lastSync) >= Self.syncSeconds {
+        try syncAppsAndConfigurations()
+        lastSync = Date()
       }
       let shipped = try shipper.shipNextBlock()
       if shipped > 0 {
@@ -189,6 +187,24 @@ public final class ShippingThread: @unchecked Sendable {
     } catch {
       failed(String(describing: error))
       return .failed
+    }
+  }
+
+  /// The cluster's apps, then its update configurations, into the node's
+  /// own tables; logged when something changed.
+  private func syncAppsAndConfigurations() throws {
+    let apps = try ClusterAppsMirror.sync(layout, into: spool, nowMs: WallClock.nowMs())
+    let configurations = try ClusterUpdateConfigsMirror.sync(
+      layout, into: spool, nowMs: WallClock.nowMs())
+    if apps != ClusterAppsMirror.Outcome() || configurations != ClusterUpdateConfigsMirror.Outcome()
+    {
+      logger.info(
+        "synced with the cluster",
+        [
+          "apps_taken": String(apps.mirrored), "apps_published": String(apps.published),
+          "configurations_taken": String(configurations.mirrored),
+          "configurations_published": String(configurations.published),
+        ])
     }
   }
 

@@ -1,3 +1,5 @@
+import UptakeCore
+
 /// The path and query arguments of a request, `%HH` escapes decoded here
 /// rather than by libmicrohttpd. Its decoder writes into a C string, which
 /// ends at a decoded NUL: `/v1/updates/a%00b` reached the router as
@@ -17,7 +19,7 @@ enum PercentDecoding {
     var index = firstPercent
     while index < bytes.count {
       if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
-        let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+        let high = Hex.value(of: bytes[index + 1]), let low = Hex.value(of: bytes[index + 2])
       {
         decoded.append(high << 4 | low)
         index += 3
@@ -33,15 +35,6 @@ enum PercentDecoding {
   static func decode(_ text: UnsafePointer<CChar>, count: Int) -> String {
     text.withMemoryRebound(to: UInt8.self, capacity: count) {
       decode(UnsafeBufferPointer(start: $0, count: count))
-    }
-  }
-
-  private static func hexValue(_ byte: UInt8) -> UInt8? {
-    switch byte {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-    case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-    case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-    default: nil
     }
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import UptakeCluster
 import UptakeCore
 import UptakeStore
 
@@ -7,7 +8,7 @@ struct UpdatesGetCommand: Command {
   static let path = ["updates", "get"]
   static let summary = "print an app's live update configuration"
   static let help = """
-    usage: uptake updates get --app APPID [--version N] [--db PATH]
+    usage: uptake updates get --app APPID [--version N] [--db PATH | --clickhouse URL[,URL...]]
 
     Prints the app's live update configuration (the last one put) exactly as
     it was put, so it can be compared with the file kept under version
@@ -20,16 +21,19 @@ struct UpdatesGetCommand: Command {
       --db PATH     SQLite file (env UPTAKE_DB, default ./uptake.db)
 
     exit codes: 0 printed, 64 usage, 65 unknown app, 66 database missing or
-    no configuration (or no such version), 69 database busy, 74 I/O error.
-    """
+    no configuration (or no such version), 69 database busy (or no ClickHouse
+    server answers), 74 I/O error.
+    """ + ClusterArguments.help
 
   let appId: String
   let version: Int64?
   let databasePath: String
+  let cluster: ClusterLayout?
 
   init(arguments: [String]) throws(CommandError) {
     let parsed = try Arguments(
-      arguments, valueFlags: ["--db", "--app", "--version"], booleanFlags: [])
+      arguments, valueFlags: ClusterArguments.valueFlags.union(["--db", "--app", "--version"]),
+      booleanFlags: [])
     guard parsed.positionals.isEmpty else {
       throw .usage("unexpected argument \(parsed.positionals[0])")
     }
@@ -43,9 +47,36 @@ struct UpdatesGetCommand: Command {
       version = nil
     }
     databasePath = parsed.databasePath
+    cluster = try ClusterArguments.layout(parsed)
   }
 
   func run(_ output: inout CommandOutput) throws(CommandError) {
+    guard let stored = try storedVersion() else {
+      let what = version.map { "no configuration version \($0)" } ?? "no update configuration"
+      throw CommandError(
+        message: "app \(appId) has \(what) (load one with: uptake updates put --app "
+          + "\(appId) FILE)", exitCode: ExitCode.noInput)
+    }
+    output.standardError("app \(appId): configuration version \(stored.version)\n")
+    let text = stored.document
+    output.standardOutput(text.hasSuffix("\n") ? text : text + "\n")
+  }
+
+  /// The version asked for, or the live one, from the cluster or the
+  /// database.
+  private func storedVersion() throws(CommandError) -> (version: Int64, document: String)? {
+    if let cluster {
+      let cluster = try ClusterArguments.ready(cluster)
+      try ClusterArguments.requireApp(appId, in: cluster)
+      let versions: [ClusterUpdateConfigs.Record]
+      do {
+        versions = try ClusterUpdateConfigs.read(cluster, after: [:]).filter { $0.appId == appId }
+      } catch {
+        throw .cluster(.cluster(error))
+      }
+      let found = version.map { wanted in versions.first { $0.version == wanted } } ?? versions.last
+      return found.map { ($0.version, $0.document) }
+    }
     let database = try StoreAccess.open(databasePath)
     let app = try StoreAccess.app(appId, in: database)
     let stored: StoredUpdateConfiguration?
@@ -58,14 +89,6 @@ struct UpdatesGetCommand: Command {
     } catch {
       throw .store(error)
     }
-    guard let stored else {
-      let what = version.map { "no configuration version \($0)" } ?? "no update configuration"
-      throw CommandError(
-        message: "app \(app.appId) has \(what) (load one with: uptake updates put --app "
-          + "\(app.appId) FILE)", exitCode: ExitCode.noInput)
-    }
-    output.standardError("app \(app.appId): configuration version \(stored.version)\n")
-    let text = stored.documentText
-    output.standardOutput(text.hasSuffix("\n") ? text : text + "\n")
+    return stored.map { ($0.version, $0.documentText) }
   }
 }

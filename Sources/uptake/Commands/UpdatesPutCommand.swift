@@ -1,4 +1,5 @@
 import Foundation
+import UptakeCluster
 import UptakeCore
 import UptakeStore
 
@@ -7,7 +8,7 @@ struct UpdatesPutCommand: Command {
   static let path = ["updates", "put"]
   static let summary = "load an app's update configuration (JSON) and make it live"
   static let help = """
-    usage: uptake updates put --app APPID FILE|- [--db PATH]
+    usage: uptake updates put --app APPID FILE|- [--db PATH | --clickhouse URL[,URL...]]
 
     Reads the app's update configuration, a JSON document {"updates": [...]}
     with at most one entry per platform, from FILE or, with -, from stdin.
@@ -15,7 +16,8 @@ struct UpdatesPutCommand: Command {
     "path: message" (e.g. updates[0].latestVersion: not a version) and
     nothing is stored. A valid document is stored as the app's next
     configuration version (earlier versions are kept, see uptake updates
-    history) and is live in a running uptaked within a second.
+    history) and is live in a running uptaked within a second; with
+    --clickhouse, in the cluster, and on every node within a few seconds.
     Prints "app APPID: configuration version N is live (K entries)".
 
     options:
@@ -23,13 +25,16 @@ struct UpdatesPutCommand: Command {
       --db PATH     SQLite file (env UPTAKE_DB, default ./uptake.db)
 
     exit codes: 0 stored, 64 usage, 65 invalid document or unknown app,
-    66 database or FILE missing, 69 database busy or full, 74 I/O error.
-    """
+    66 database or FILE missing, 69 database busy or full (or no ClickHouse
+    server answers), 74 I/O error.
+    """ + ClusterArguments.help
 
   let input: AppInputArguments
+  let cluster: ClusterLayout?
 
   init(arguments: [String]) throws(CommandError) {
-    input = try AppInputArguments(arguments)
+    input = try AppInputArguments(arguments, extraValueFlags: ClusterArguments.valueFlags)
+    cluster = try ClusterArguments.layout(input.parsed)
   }
 
   func run(_ output: inout CommandOutput) throws(CommandError) {
@@ -44,19 +49,35 @@ struct UpdatesPutCommand: Command {
         "\(input.inputName): \(count) problem\(count == 1 ? "" : "s"), "
           + "nothing stored\n" + error.messages.map { "  " + $0 }.joined(separator: "\n"))
     }
+    let version = try store(configuration)
+    let count = configuration.entries.count
+    output.standardOutput(
+      "app \(input.appId): configuration version \(version) is live "
+        + "(\(count) entr\(count == 1 ? "y" : "ies"))\n")
+  }
+
+  /// Stores the configuration as the app's next version, in the cluster
+  /// or the database; returns the version.
+  private func store(_ configuration: UpdateConfiguration) throws(CommandError) -> Int64 {
+    if let cluster {
+      let cluster = try ClusterArguments.ready(cluster)
+      try ClusterArguments.requireApp(input.appId, in: cluster)
+      do {
+        return try ClusterUpdateConfigs.put(
+          appId: input.appId, document: configuration.documentText, in: cluster,
+          nowMs: WallClock.nowMs())
+      } catch {
+        throw .cluster(.cluster(error))
+      }
+    }
     let database = try StoreAccess.open(input.databasePath)
     let app = try StoreAccess.app(input.appId, in: database)
-    let version: Int64
     do {
-      version = try UpdateConfigStore.put(
+      return try UpdateConfigStore.put(
         configuration, appNo: app.appNo, in: database, nowMs: WallClock.nowMs())
     } catch {
       throw .store(error)
     }
-    let count = configuration.entries.count
-    output.standardOutput(
-      "app \(app.appId): configuration version \(version) is live "
-        + "(\(count) entr\(count == 1 ? "y" : "ies"))\n")
   }
 
   /// The whole document; more than the decoder's limit is refused unread.

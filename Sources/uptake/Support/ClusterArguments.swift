@@ -9,17 +9,18 @@ import UptakeCore
 enum ClusterArguments {
   static let valueFlags = Set(ClusterOptions.flags.keys)
 
-  /// The lines the commands' help gives them.
-  static let help = """
-      --clickhouse URL[,URL...]
-                  work in the ClickHouse cluster of uptaked nodes, at these
-                  servers (http://HOST:PORT), instead of in --db
-                  (env UPTAKE_CLICKHOUSE)
-      --clickhouse-database NAME
-                  its database (env UPTAKE_CLICKHOUSE_DATABASE, default uptake)
-      --clickhouse-cluster NAME
-                  its cluster in remote_servers (env UPTAKE_CLICKHOUSE_CLUSTER)
-    """
+  /// The lines the commands' help gives them, after its own options.
+  static let help =
+    "\n" + """
+        --clickhouse URL[,URL...]
+                    work in the ClickHouse cluster of uptaked nodes, at these
+                    servers (http://HOST:PORT), instead of in --db
+                    (env UPTAKE_CLICKHOUSE)
+        --clickhouse-database NAME
+                    its database (env UPTAKE_CLICKHOUSE_DATABASE, default uptake)
+        --clickhouse-cluster NAME
+                    its cluster in remote_servers (env UPTAKE_CLICKHOUSE_CLUSTER)
+      """
 
   /// The cluster the arguments and environment name, nil for none.
   static func layout(_ parsed: Arguments) throws(CommandError) -> ClusterLayout? {
@@ -44,6 +45,21 @@ enum ClusterArguments {
       throw CommandError(message: error.description, exitCode: ExitCode.unavailable)
     }
     return layout
+  }
+}
+
+extension ClusterArguments {
+  /// Refuses an app the cluster does not hold (exit 65, as on one box).
+  static func requireApp(_ appId: String, in layout: ClusterLayout) throws(CommandError) {
+    let apps: [ClusterApps.Record]
+    do {
+      apps = try ClusterAppAdmin.list(layout)
+    } catch {
+      throw .cluster(error)
+    }
+    guard apps.contains(where: { $0.appId == appId }) else {
+      throw .data("unknown app \"\(appId)\" in the cluster (see uptake apps list --clickhouse ...)")
+    }
   }
 }
 

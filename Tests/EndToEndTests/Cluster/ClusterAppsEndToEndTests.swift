@@ -9,22 +9,9 @@ import UptakeTestSupport
 struct ClusterAppsEndToEndTests {
   @Test("the second node takes the first's app; an app added and a key rotated reach both")
   func appsAndKeysOnEveryNode() throws {
-    let shards = try ClickHouseShards(count: 2)
-    defer { shards.stopAll() }
-    let flags = NodeShippingEndToEndTests.nodeArguments(shards)
-    let first = try DaemonFixture(arguments: flags)
-    defer { first.tearDown() }
-    // The first node published its default app; the second takes it at
-    // start and makes none of its own.
-    try waitFor("the default app in the cluster") {
-      try uptake(["apps", "list"] + flags).standardOutput.contains("default")
-    }
-    let secondScratch = try ScratchDirectory()
-    defer { secondScratch.remove() }
-    let second = try Daemon(
-      databasePath: secondScratch.databasePath, logPath: secondScratch.path("uptaked.log"),
-      arguments: flags)
-    defer { second.stop() }
+    let nodes = try TwoNodes()
+    defer { nodes.tearDown() }
+    let (first, second, flags) = (nodes.first, nodes.second, nodes.flags)
     #expect(second.ingestKey == nil, "a node joining a cluster with apps makes no app")
     #expect(try post(to: second, key: first.ingestKey, id: "d1") == 200)
 
@@ -58,20 +45,9 @@ struct ClusterAppsEndToEndTests {
 
   @Test("a batch retried to the other node is stored once in the cluster")
   func retryToTheOtherNode() throws {
-    let shards = try ClickHouseShards(count: 2)
-    defer { shards.stopAll() }
-    let flags = NodeShippingEndToEndTests.nodeArguments(shards)
-    let first = try DaemonFixture(arguments: flags)
-    defer { first.tearDown() }
-    let secondScratch = try ScratchDirectory()
-    defer { secondScratch.remove() }
-    try waitFor("the default app in the cluster") {
-      try uptake(["apps", "list"] + flags).standardOutput.contains("default")
-    }
-    let second = try Daemon(
-      databasePath: secondScratch.databasePath, logPath: secondScratch.path("uptaked.log"),
-      arguments: flags)
-    defer { second.stop() }
+    let nodes = try TwoNodes()
+    defer { nodes.tearDown() }
+    let (first, second, shards) = (nodes.first, nodes.second, nodes.shards)
 
     let batch = batchJSON((0..<100).map { eventJSON(id: "r\($0)", installId: "i\($0 % 17)") })
     for node in [first.daemon, second] {
@@ -89,6 +65,69 @@ struct ClusterAppsEndToEndTests {
     #expect(counts.hasPrefix("100\t"), "distinct ids and rows: \(counts)")
     let merged = try shards.query(0, "SELECT count() FROM uptake.events FINAL")
     #expect(merged == "100\n")
+  }
+
+  @Test("a configuration put through the CLI into the cluster is live on both nodes")
+  func configurationOnEveryNode() throws {
+    let nodes = try TwoNodes()
+    defer { nodes.tearDown() }
+    let document = """
+      {"updates": [{"updateId": "u-cluster", "platform": "ios", "latestVersion": "2.1.0",
+       "storeUrl": "https://apps.apple.com/app/id1", "option": "flexible", "eol": false,
+       "texts": {"en": {"title": "New", "description": "D", "updateNow": "Update",
+       "remindMeLater": "Later", "ignore": "Ignore"}}}]}
+      """
+    let put = try uptake(
+      ["updates", "put", "--app", "default", "-"] + nodes.flags, input: Data(document.utf8))
+    try #require(put.status == 0, "\(put.standardError)")
+    #expect(put.standardOutput == "app default: configuration version 1 is live (1 entry)\n")
+    for node in [nodes.first.daemon, nodes.second] {
+      try waitFor("the configuration live on a node") {
+        let answer = try HTTPClient().send(
+          "GET", node.url("/v1/check?platform=ios&appVersion=2.0.0"),
+          headers: ["X-Uptake-Key": nodes.first.ingestKey])
+        return answer.status == 200 && answer.text.contains(#""updateid":"u-cluster""#)
+      }
+    }
+    let got = try uptake(["updates", "get", "--app", "default"] + nodes.flags)
+    #expect(got.status == 0)
+    #expect(got.standardOutput == document + "\n")
+    #expect(got.standardError == "app default: configuration version 1\n")
+    let unknown = try uptake(
+      ["updates", "put", "--app", "nope", "-"] + nodes.flags, input: Data(document.utf8))
+    #expect(unknown.status == 65, "\(unknown.standardError)")
+  }
+
+  /// Two shards and two nodes over them, the second started once the
+  /// first has published its default app, so the second takes it at start
+  /// and makes none of its own.
+  private struct TwoNodes {
+    let shards: ClickHouseShards
+    let flags: [String]
+    let first: DaemonFixture
+    let secondScratch: ScratchDirectory
+    let second: Daemon
+
+    init() throws {
+      shards = try ClickHouseShards(count: 2)
+      flags = NodeShippingEndToEndTests.nodeArguments(shards)
+      first = try DaemonFixture(arguments: flags)
+      let flags = flags
+      try NodeShippingEndToEndTests.waitFor("the default app in the cluster", seconds: 15) {
+        try uptake(["apps", "list"] + flags).standardOutput.contains("default")
+      }
+      secondScratch = try ScratchDirectory()
+      second = try Daemon(
+        databasePath: secondScratch.databasePath, logPath: secondScratch.path("uptaked.log"),
+        arguments: flags)
+    }
+
+    func tearDown() {
+      second.stop()
+      secondScratch.remove()
+      first.tearDown()
+      shards.stopAll()
+    }
   }
 
   private func post(to node: Daemon, key: String, id: String) throws -> Int {

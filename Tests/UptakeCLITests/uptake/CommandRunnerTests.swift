@@ -70,9 +70,9 @@ struct CommandRunnerTests {
   @Test("a group's name alone lists its commands: on stderr with 64, after --help on stdout")
   func group() {
     let text = """
-      usage: uptake apps add APPID [--json] [--db PATH]
-      usage: uptake apps list [--json] [--db PATH]
-      usage: uptake apps rotate APPID --ingest|--read [--json] [--db PATH]
+      usage: uptake apps add APPID [--json] [--db PATH | --clickhouse URL[,URL...]]
+      usage: uptake apps list [--json] [--db PATH | --clickhouse URL[,URL...]]
+      usage: uptake apps rotate APPID --ingest|--read [--json] [--db PATH | --clickhouse URL[,URL...]]
 
       Run `uptake apps COMMAND --help` for one command's options.
 
@@ -109,16 +109,25 @@ struct CommandRunnerTests {
       outcome.standardError == """
         uptake apps add: invalid APPID "Shop": use 1-63 of a-z, 0-9 and -, starting with a letter or digit
 
-        usage: uptake apps add APPID [--json] [--db PATH]
+        usage: uptake apps add APPID [--json] [--db PATH | --clickhouse URL[,URL...]]
 
         Creates an app with a fresh ingest key (ships inside the mobile app, can
         only post events) and read key (secret, reads reports), and prints both.
         They are stored only as hashes: this is the one time they are shown.
-        Creates the database when it does not exist yet.
+        Creates the database when it does not exist yet. With --clickhouse the
+        app is made in the cluster, and every node takes it within seconds.
 
         options:
           --json      print exactly one JSON object {"appId", "ingestKey", "readKey"}
           --db PATH   SQLite file (env UPTAKE_DB, default ./uptake.db)
+          --clickhouse URL[,URL...]
+                      work in the ClickHouse cluster of uptaked nodes, at these
+                      servers (http://HOST:PORT), instead of in --db
+                      (env UPTAKE_CLICKHOUSE)
+          --clickhouse-database NAME
+                      its database (env UPTAKE_CLICKHOUSE_DATABASE, default uptake)
+          --clickhouse-cluster NAME
+                      its cluster in remote_servers (env UPTAKE_CLICKHOUSE_CLUSTER)
 
         """)
   }

@@ -1,0 +1,158 @@
+import Foundation
+import UptakeCore
+
+/// Update configurations in the cluster, every version of every app's on
+/// every server, as apps are (`ClusterApps`): a put writes to every
+/// server that answers, and a read takes the union of what the servers
+/// hold, writing back to a server what it missed.
+public enum ClusterUpdateConfigs {
+  /// One version of one app's configuration.
+  public struct Record: Sendable, Equatable {
+    public let appId: String
+    public let version: Int64
+    public let createdMs: Int64
+    /// The validated document exactly as it was put.
+    public let document: String
+
+    public init(appId: String, version: Int64, createdMs: Int64, document: String) {
+      self.appId = appId
+      self.version = version
+      self.createdMs = createdMs
+      self.document = document
+    }
+  }
+
+  /// Stores `document` as the app's next version on every server; returns
+  /// the version. Throws when no server took it.
+  @discardableResult
+  public static func put(
+    appId: String, document: String, in layout: ClusterLayout, nowMs: Int64
+  ) throws(ClickHouseError) -> Int64 {
+    let latest = try latestVersions(layout)[appId]
+    let record = Record(
+      appId: appId, version: (latest ?? 0) + 1, createdMs: nowMs, document: document)
+    try publish([record], to: layout, nowMs: nowMs)
+    return record.version
+  }
+
+  /// The highest version of each app's configuration on any server that
+  /// answers: what a node compares with its own every few seconds, before
+  /// it reads any document. Throws when no server answers.
+  public static func latestVersions(_ layout: ClusterLayout) throws(ClickHouseError)
+    -> [String: Int64]
+  {
+    var latest: [String: Int64] = [:]
+    var answered = false
+    var lastFailure: ClickHouseError?
+    for server in layout.servers {
+      do {
+        let text = try server.execute(
+          "SELECT app_id, max(version) FROM \(layout.database).update_configs GROUP BY app_id")
+        answered = true
+        for line in text.split(separator: "\n") {
+          let fields = line.split(separator: "\t")
+          guard fields.count == 2, let version = Int64(fields[1]) else { continue }
+          latest[String(fields[0]), default: 0] = max(latest[String(fields[0])] ?? 0, version)
+        }
+      } catch {
+        lastFailure = error
+      }
+    }
+    if !answered, let lastFailure { throw lastFailure }
+    return latest
+  }
+
+  /// Writes `records` (versions a node holds and the cluster lacks) to
+  /// every server that answers; throws when none took them.
+  public static func publish(_ records: [Record], to layout: ClusterLayout, nowMs: Int64)
+    throws(ClickHouseError)
+  {
+    guard !records.isEmpty else { return }
+    var written = 0
+    var lastFailure: ClickHouseError?
+    for server in layout.servers {
+      do {
+        try insert(records, into: server, layout, nowMs: nowMs)
+        written += 1
+      } catch {
+        lastFailure = error
+      }
+    }
+    if written == 0, let lastFailure { throw lastFailure }
+  }
+
+  /// The versions above `after[appId]` (every version of an app not in
+  /// it), from every server that answers, app by app and version by
+  /// version; a server lacking one of them is given it. Throws when no
+  /// server answers.
+  public static func read(_ layout: ClusterLayout, after known: [String: Int64])
+    throws(ClickHouseError) -> [Record]
+  {
+    var held: [(server: ClickHouseServer, records: [Key: Record])] = []
+    var lastFailure: ClickHouseError?
+    for server in layout.servers {
+      do {
+        // Hex, so a document's tabs and newlines need no unescaping.
+        let text = try server.execute(
+          """
+          SELECT app_id, version, created_ms, hex(document)
+          FROM \(layout.database).update_configs FINAL FORMAT TabSeparated
+          """)
+        let records = parse(text).filter { $0.version > known[$0.appId] ?? 0 }
+        held.append((server, Dictionary(records.map { (Key($0), $0) }) { $1 }))
+      } catch {
+        lastFailure = error
+      }
+    }
+    if held.isEmpty, let lastFailure { throw lastFailure }
+    var union: [Key: Record] = [:]
+    for (_, records) in held { union.merge(records) { first, _ in first } }
+    for (server, records) in held {
+      let missing = union.filter { records[$0.key] == nil }.map(\.value)
+      // A repair that fails is tried again by the next read.
+      if !missing.isEmpty { try? insert(missing, into: server, layout, nowMs: 0) }
+    }
+    return union.values.sorted { ($0.appId, $0.version) < ($1.appId, $1.version) }
+  }
+
+  private struct Key: Hashable {
+    let appId: String
+    let version: Int64
+    init(_ record: Record) { (appId, version) = (record.appId, record.version) }
+  }
+
+  private static func insert(
+    _ records: [Record], into server: ClickHouseServer, _ layout: ClusterLayout, nowMs: Int64
+  ) throws(ClickHouseError) {
+    var rows = Data()
+    for record in records {
+      var json = JSONWriter()
+      json.beginObject()
+      json.member("app_id", record.appId)
+      json.key("version")
+      json.value(record.version)
+      json.key("created_ms")
+      json.value(record.createdMs)
+      json.member("document", record.document)
+      json.key("written_ms")
+      json.value(max(0, nowMs))
+      json.endObject()
+      rows.append(contentsOf: json.bytes)
+      rows.append(UInt8(ascii: "\n"))
+    }
+    try server.insert(
+      "INSERT INTO \(layout.database).update_configs FORMAT JSONEachRow", data: rows)
+  }
+
+  /// Rows of `app_id, version, created, hex(document)`.
+  static func parse(_ text: String) -> [Record] {
+    text.split(separator: "\n").compactMap { line in
+      let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+      guard fields.count == 4, let version = Int64(fields[1]), let created = Int64(fields[2]),
+        let bytes = Hex.decode(fields[3]), let document = String(validating: bytes, as: UTF8.self)
+      else { return nil }
+      return Record(
+        appId: String(fields[0]), version: version, createdMs: created, document: document)
+    }
+  }
+}
