@@ -83,7 +83,8 @@ let package = Package(
       name: "UptakeClusterTests",
       dependencies: ["UptakeCluster", "UptakeStore", "UptakeCore", "UptakeTestSupport"]),
     // Runs the built uptaked and uptake, which --build-tests builds beside it.
-    .testTarget(name: "EndToEndTests", dependencies: ["UptakeCore", "UptakeTestSupport"]),
+    .testTarget(
+      name: "EndToEndTests", dependencies: ["UptakeCore", "UptakeDataGen", "UptakeTestSupport"]),
     // Runs the built uptaked and uptake-example, which --build-tests builds beside it.
     .testTarget(name: "UptakeClientTests", dependencies: ["UptakeClient", "UptakeTestSupport"]),
     // The command lines of uptake and uptaked, parsed without running

@@ -97,13 +97,16 @@ public final class Service: @unchecked Sendable {
       writer: writer, decoder: EventBatchDecoder(limits: configuration.ingestLimits),
       metrics: metrics, clock: clock,
       maxDecodedBodyBytes: configuration.serverLimits.maxDecodedBodyBytes)
-    let reports = ReportHandlers(
+    var reports = ReportHandlers(
       pool: pool, clock: clock,
       workers: ReportWorkers(concurrency: configuration.readConnections), logger: logger,
       timeLimitSeconds: configuration.serverLimits.reportTimeLimitSeconds,
       maxRows: configuration.serverLimits.maxReportRows,
       maxInstalls: configuration.serverLimits.maxReportInstalls,
       maxAnswerBacklogBytes: configuration.serverLimits.maxAnswerBacklogBytes)
+    reports.cluster = layout.map {
+      ClusterReports(layout: $0, maxRows: configuration.serverLimits.maxReportRows)
+    }
     let configurations = updateConfigurations
     storeWatcher = try AppStoreWatcher(
       options: configuration.storeWatch, logger: logger,
@@ -123,10 +126,15 @@ public final class Service: @unchecked Sendable {
     // The dashboard's routes last: every API request finds its route
     // before trying them.
     let dashboard = DashboardHandlers(assets: .embedded)
-    // A node's spool holds only what it has not shipped: its reports
-    // would miss the rest. Reports from the cluster's aggregates are the
-    // next part of issue 22; until then a node says so (docs/scaling.md).
-    let reportRoutes = layout == nil ? reports.routes : reports.routes.map(Self.answeredByCluster)
+    // A node's spool holds only what it has not shipped: a report from it
+    // would miss the rest. A node answers the reports it reads from the
+    // cluster, and refuses the others until they do (issue 22).
+    let reportRoutes =
+      layout == nil
+      ? reports.routes
+      : reports.routes.map {
+        ReportHandlers.readFromCluster.contains($0.pattern) ? $0 : Self.answeredByCluster($0)
+      }
     let router = Router(
       routes: [ingest.route] + checks.routes + reportRoutes + store.routes + operations.routes
         + dashboard.routes,

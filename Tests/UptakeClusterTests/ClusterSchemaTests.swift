@@ -44,7 +44,11 @@ struct ClusterSchemaTests {
     #expect(second == 0)
     for index in 0..<2 {
       let tables = try shards.query(index, "SHOW TABLES FROM uptake").split(separator: "\n")
-      #expect(tables == ["apps", "events", "events_local", "schema_migrations", "update_configs"])
+      #expect(
+        tables == [
+          "apps", "events", "events_local", "schema_migrations", "update_configs", "update_days",
+          "update_days_local", "update_days_view",
+        ])
       let recorded = try shards.query(
         index, "SELECT name FROM uptake.schema_migrations ORDER BY name")
       #expect(recorded.split(separator: "\n").map(String.init) == ClusterSchema.knownMigrations)

@@ -38,6 +38,14 @@ public struct ClusterLayout: Sendable {
   /// of an event, and all of an install's events, on one shard, so
   /// distinct counts and the funnel are exact shard by shard. On one
   /// server, the local table under the same name.
+  /// The engine of a table read across the cluster over each server's
+  /// `local` table (the aggregates), or the local table itself on one
+  /// server.
+  func readEngine(over local: String) -> String {
+    guard let cluster else { return "Merge(\(database), '^\(local)$')" }
+    return "Distributed(\(cluster), \(database), \(local))"
+  }
+
   var eventsEngine: String {
     guard let cluster else { return "Merge(\(database), '^events_local$')" }
     return

@@ -55,6 +55,8 @@ public enum ClusterSchema {
       .map {
         $0.replacingOccurrences(of: "{database}", with: layout.database)
           .replacingOccurrences(of: "{events_engine}", with: layout.eventsEngine)
+          .replacingOccurrences(
+            of: "{update_days_engine}", with: layout.readEngine(over: "update_days_local"))
       }
   }
 }

@@ -1,3 +1,4 @@
+import UptakeCluster
 import UptakeCore
 import UptakeStore
 
@@ -18,6 +19,13 @@ struct ReportHandlers: Sendable {
   /// While answers of more bytes than this wait for slow readers, reports
   /// are answered 503.
   var maxAnswerBacklogBytes = ServerLimits().maxAnswerBacklogBytes
+  /// As a node over a cluster, where the reports read events; the node's
+  /// own database still holds the apps and configurations.
+  var cluster: ClusterReports?
+
+  /// The reports a node reads from its cluster so far; the others it
+  /// refuses (`Service.answeredByCluster`).
+  static let readFromCluster: Set<String> = ["/v1/updates", "/v1/updates/{updateId}", "/v1/app"]
 
   /// The report queries on `database`, bounded by this handler's limits.
   private func queries(_ database: Database) -> ReportQueries {
@@ -60,8 +68,13 @@ struct ReportHandlers: Sendable {
   /// `GET /v1/updates`: every update with events in the range.
   func updates(_ request: Request) -> Response {
     run(request) { (parameters, app, database) throws(StoreError) -> Response in
-      let updates = try queries(database).updates(
-        appNo: app.appNo, range: parameters.range, test: parameters.test)
+      let updates =
+        if let cluster {
+          try cluster.updates(appId: app.appId, range: parameters.range, test: parameters.test)
+        } else {
+          try queries(database).updates(
+            appNo: app.appNo, range: parameters.range, test: parameters.test)
+        }
       let configuration = try UpdateConfigStore.live(appNo: app.appNo, in: database)?
         .configuration
       var table = ReportTable(
@@ -83,9 +96,14 @@ struct ReportHandlers: Sendable {
   /// lists the days.
   func update(_ request: Request) -> Response {
     withUpdateId(request) { (updateId, parameters, app, database) throws(StoreError) -> Response in
-      let detail = try queries(database)
-        .update(
-          appNo: app.appNo, updateId: updateId, range: parameters.range, test: parameters.test)
+      let detail =
+        if let cluster {
+          try cluster.update(
+            appId: app.appId, updateId: updateId, range: parameters.range, test: parameters.test)
+        } else {
+          try queries(database).update(
+            appNo: app.appNo, updateId: updateId, range: parameters.range, test: parameters.test)
+        }
       var days = ReportTable(columns: ["date"] + Action.allCases.map(\.name))
       for day in detail.days {
         days.append(
@@ -300,6 +318,13 @@ struct ReportHandlers: Sendable {
       }
       if error.isUnavailable {
         return APIError.unavailable("storage busy", retryAfterSeconds: 1).response
+      }
+      if case .clusterUnavailable(let message) = error {
+        return APIError.unavailable(
+          "the cluster cannot answer in full, and a report never answers with part of the"
+            + " events: \(message)",
+          retryAfterSeconds: 5
+        ).response
       }
       if case .reportTooManyInstalls(let maxInstalls) = error {
         return APIError.payloadTooLarge(

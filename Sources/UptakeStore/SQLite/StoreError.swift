@@ -12,6 +12,9 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
   /// A report would hold more distinct installs than its limit
   /// (`ReportQueries.maxInstalls`).
   case reportTooManyInstalls(maxInstalls: Int)
+  /// The store of record past one box (a ClickHouse cluster) could not
+  /// answer in full: a server or shard is down or refused the query.
+  case clusterUnavailable(String)
 
   /// True when the database cannot take writes right now, but may later:
   /// disk full, read-only, locked by another process, or an I/O error.
@@ -50,6 +53,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
       return "the report holds more than \(maxRows) rows"
     case .reportTooManyInstalls(let maxInstalls):
       return "the report holds more than \(maxInstalls) installs"
+    case .clusterUnavailable(let message):
+      return message
     }
   }
 }

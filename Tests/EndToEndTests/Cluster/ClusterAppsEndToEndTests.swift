@@ -98,38 +98,6 @@ struct ClusterAppsEndToEndTests {
     #expect(unknown.status == 65, "\(unknown.standardError)")
   }
 
-  /// Two shards and two nodes over them, the second started once the
-  /// first has published its default app, so the second takes it at start
-  /// and makes none of its own.
-  private struct TwoNodes {
-    let shards: ClickHouseShards
-    let flags: [String]
-    let first: DaemonFixture
-    let secondScratch: ScratchDirectory
-    let second: Daemon
-
-    init() throws {
-      shards = try ClickHouseShards(count: 2)
-      flags = NodeShippingEndToEndTests.nodeArguments(shards)
-      first = try DaemonFixture(arguments: flags)
-      let flags = flags
-      try NodeShippingEndToEndTests.waitFor("the default app in the cluster", seconds: 15) {
-        try uptake(["apps", "list"] + flags).standardOutput.contains("default")
-      }
-      secondScratch = try ScratchDirectory()
-      second = try Daemon(
-        databasePath: secondScratch.databasePath, logPath: secondScratch.path("uptaked.log"),
-        arguments: flags)
-    }
-
-    func tearDown() {
-      second.stop()
-      secondScratch.remove()
-      first.tearDown()
-      shards.stopAll()
-    }
-  }
-
   private func post(to node: Daemon, key: String, id: String) throws -> Int {
     try HTTPClient().postJSON(
       node.url("/v1/events"), key: key, batchJSON([eventJSON(id: id, installId: "i1")])

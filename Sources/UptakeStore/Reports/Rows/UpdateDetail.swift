@@ -8,6 +8,12 @@ public struct UpdateDetail: Sendable, Equatable {
   /// Per date with events: the day number and event counts by action.
   public let days: [(day: Int64, events: [Int])]
 
+  public init(updateId: String, actions: [ActionCounts], days: [(day: Int64, events: [Int])]) {
+    self.updateId = updateId
+    self.actions = actions
+    self.days = days
+  }
+
   /// Installs with `action` over installs with an impression; nil when no
   /// install saw the prompt.
   public func rate(_ action: Action) -> Double? {

@@ -7,4 +7,11 @@ public struct UpdateSummary: Sendable, Equatable {
   public let lastSeenMs: Int64
   /// Event counts, indexed by `Action.rawValue`.
   public let events: [Int]
+
+  public init(updateId: String, firstSeenMs: Int64, lastSeenMs: Int64, events: [Int]) {
+    self.updateId = updateId
+    self.firstSeenMs = firstSeenMs
+    self.lastSeenMs = lastSeenMs
+    self.events = events
+  }
 }

@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+import UptakeDataGen
+import UptakeTestSupport
+
+/// The reports a node reads from the cluster, against one box holding the
+/// same requests: the same bytes, whatever the duplicates; and never a
+/// part of the events when a shard is down.
+@Suite("Reports read from the cluster", .serialized)
+struct ClusterReportsEndToEndTests {
+  /// Seeded events over the last 20 days: four updates, every action,
+  /// installs shared across updates, some without installId or id, some
+  /// test events. Posted in batches of 50, in a shuffled order.
+  static func batches(seed: UInt64) -> [String] {
+    var random = SeededGenerator(seed: seed)
+    let days = Days()
+    let actions = ["impression", "download", "later", "ignore"]
+    var events: [String] = []
+    for index in 0..<600 {
+      let day = -Int64(Int.random(in: 0..<20, using: &random))
+      let clock = String(
+        format: "%02d:%02d:%02d.%03d", Int.random(in: 0..<24, using: &random),
+        Int.random(in: 0..<60, using: &random),
+        Int.random(in: 0..<60, using: &random), Int.random(in: 0..<1000, using: &random))
+      let install =
+        Int.random(in: 0..<10, using: &random) == 0
+        ? nil : "install-\(Int.random(in: 0..<120, using: &random))"
+      events.append(
+        eventJSON(
+          id: Int.random(in: 0..<8, using: &random) == 0 ? nil : "event-\(index)",
+          updateId: "update-\(Int.random(in: 0..<4, using: &random))",
+          action: actions[Int.random(in: 0..<4, using: &random)],
+          appVersion: "2.\(Int.random(in: 0..<3, using: &random)).0", installId: install,
+          timestamp: days.time(day, clock),
+          test: Int.random(in: 0..<6, using: &random) == 0 ? true : nil))
+    }
+    for index in events.indices.reversed() {
+      events.swapAt(index, Int.random(in: 0...index, using: &random))
+    }
+    return stride(from: 0, to: events.count, by: 50).map {
+      batchJSON(Array(events[$0..<min($0 + 50, events.count)]))
+    }
+  }
+
+  @Test("/v1/updates and /v1/updates/{id} answer as one box does, in every test mode")
+  func sameAsOneBox() throws {
+    let nodes = try TwoNodes()
+    defer { nodes.tearDown() }
+    let (node, shards) = (nodes.first, nodes.shards)
+    let oneBox = try DaemonFixture()
+    defer { oneBox.tearDown() }
+    let seed = UInt64.random(in: 1...UInt64.max)
+    print("cluster reports seed: \(seed)")
+    let batches = Self.batches(seed: seed)
+    // Every batch once to the first node, and a third of them again to the
+    // second, as clients retry to whichever node answers: the cluster then
+    // holds those events twice until its merges, one box once.
+    let retried = batches.enumerated().filter { $0.offset % 3 == 0 }.map(\.element)
+    for (batch, target) in batches.map({ ($0, node.daemon) }) + retried.map({ ($0, nodes.second) })
+    {
+      for (url, key) in [
+        (target.url("/v1/events"), node.ingestKey),
+        (oneBox.daemon.url("/v1/events"), oneBox.ingestKey),
+      ] {
+        let answer = try HTTPClient().postJSON(url, key: key, batch)
+        try #require(answer.status == 200, "\(answer.text)")
+      }
+    }
+    try NodeShippingEndToEndTests.waitUntilShipped(node)
+    try NodeShippingEndToEndTests.waitFor("the second node's spool shipped") {
+      try HTTPClient().get(nodes.second.url("/metrics"), key: nil).text.contains(
+        "\nuptake_spool_events 0\n")
+    }
+    let rows = try shards.query(0, "SELECT count() FROM uptake.events")
+    print("events in the cluster before merges: \(rows)")
+
+    var paths: [String] = []
+    for test in ["exclude", "include", "only"] {
+      paths += ["/v1/updates?test=\(test)", "/v1/updates?test=\(test)&format=csv"]
+      paths += (0..<5).map { "/v1/updates/update-\($0)?test=\(test)" }
+    }
+    paths.append("/v1/updates/update-1?from=\(Days().date(-9))&to=\(Days().date(-3))")
+    for path in paths {
+      let fromCluster = try node.report(path)
+      let fromOneBox = try oneBox.report(path)
+      #expect(fromCluster.status == 200, "\(path): \(fromCluster.text)")
+      #expect(fromCluster.text == fromOneBox.text, "\(path), seed \(seed)")
+    }
+
+    // With a shard down a report is refused, never answered in part.
+    shards.stop(1)
+    let refused = try node.report("/v1/updates")
+    #expect(refused.status == 503)
+    #expect(refused.text.contains("the cluster cannot answer in full"), "\(refused.text)")
+    try shards.start(1)
+    #expect(try node.report("/v1/updates").text == oneBox.report("/v1/updates").text)
+  }
+
+  @Test("the reports not read from the cluster yet answer 503, saying so")
+  func notYetFromTheCluster() throws {
+    let shards = try ClickHouseShards(count: 2)
+    defer { shards.stopAll() }
+    let node = try DaemonFixture(arguments: NodeShippingEndToEndTests.nodeArguments(shards))
+    defer { node.tearDown() }
+    for path in ["/v1/report", "/v1/adoption", "/v1/updates/u1/funnel"] {
+      let answer = try node.report(path)
+      #expect(answer.status == 503, "\(path)")
+      #expect(answer.text.contains("reports are not yet read from the cluster"), "\(path)")
+    }
+  }
+}
