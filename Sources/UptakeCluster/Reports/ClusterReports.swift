@@ -89,19 +89,104 @@ public struct ClusterReports: Sendable {
       days: byDay.sorted { $0.key < $1.key }.map { (day: $0.key, events: $0.value) })
   }
 
+  /// Events and distinct installs grouped by `keys`, in one box's order
+  /// (`ReportQueries.sorted`), from the hourly aggregates
+  /// (schema/clickhouse/0005_report_hours.sql).
+  public func grouped(
+    appId: String, keys: [GroupKey], granularity: Granularity, range: DayRange, test: TestFilter
+  ) throws(StoreError) -> [GroupedRow] {
+    let hourly = granularity == .hour
+    let columns = keys.map { key in
+      switch key {
+      case .date: hourly ? "hour" : "intDiv(hour, 24)"
+      case .updateId: "update_id"
+      case .action: "toUInt8(action)"
+      case .appVersion: "app_version"
+      case .platform: "platform"
+      case .osVersion: "os_version"
+      }
+    }
+    let grouping = columns.isEmpty ? "" : "GROUP BY " + columns.joined(separator: ", ")
+    let rows = try query(
+      """
+      SELECT \((columns + ["uniqExactMerge(ids)", "uniqExactIfMerge(installs)"]).joined(separator: ", "))
+      FROM \(layout.database).report_hours WHERE \(hourScope(appId: appId, range: range, test: test))
+      \(grouping)
+      """)
+    if let maxRows, rows.count > maxRows { throw .reportTooLarge(maxRows: maxRows) }
+    let grouped = rows.compactMap { row -> GroupedRow? in
+      guard row.count == keys.count + 2, let events = Int(row[keys.count]), events > 0,
+        let installs = Int(row[keys.count + 1])
+      else { return nil }
+      let values = zip(keys, row).map { key, text -> String? in
+        switch key {
+        case .date:
+          guard let number = Int64(text) else { return text }
+          return hourly
+            ? ReportQueries.formatHour(number) : Timestamp.formatDate(dayNumber: number)
+        case .action: return Int(text).flatMap { Action(rawValue: $0) }?.name ?? text
+        case .platform, .osVersion: return text.isEmpty ? nil : text
+        case .updateId, .appVersion: return text
+        }
+      }
+      return GroupedRow(keys: values, events: events, installs: installs)
+    }
+    return ReportQueries.sorted(grouped, by: keys)
+  }
+
+  /// Installs per day and version with their share of the day's installs,
+  /// in one box's rows and order (`ReportQueries.adoptionRows`).
+  public func adoption(appId: String, range: DayRange, test: TestFilter) throws(StoreError)
+    -> [AdoptionRow]
+  {
+    let scope = hourScope(appId: appId, range: range, test: test)
+    var versions: [(day: Int64, appVersion: String, installs: Int)] = []
+    for row in try query(
+      """
+      SELECT intDiv(hour, 24) AS day, app_version, uniqExactIfMerge(installs)
+      FROM \(layout.database).report_hours WHERE \(scope)
+      GROUP BY day, app_version
+      """)
+    {
+      guard row.count == 3, let day = Int64(row[0]), let installs = Int(row[2]) else { continue }
+      versions.append((day, row[1], installs))
+    }
+    if let maxRows, versions.count > maxRows { throw .reportTooLarge(maxRows: maxRows) }
+    var active: [Int64: Int] = [:]
+    for row in try query(
+      """
+      SELECT intDiv(hour, 24) AS day, uniqExactIfMerge(installs)
+      FROM \(layout.database).report_hours WHERE \(scope)
+      GROUP BY day
+      """)
+    {
+      guard row.count == 2, let day = Int64(row[0]), let installs = Int(row[1]) else { continue }
+      active[day] = installs
+    }
+    return ReportQueries.adoptionRows(versions: versions, active: active)
+  }
+
+  /// The hourly rows of one app, range and test filter.
+  private func hourScope(appId: String, range: DayRange, test: TestFilter) -> String {
+    "app_id = \(Self.quoted(appId)) AND \(Self.testCondition(test))"
+      + " AND hour BETWEEN \(range.fromDay * 24) AND \(range.toDay * 24 + 23)"
+  }
+
+  private static func testCondition(_ test: TestFilter) -> String {
+    switch test {
+    case .exclude: "is_test = 0"
+    case .only: "is_test = 1"
+    case .include: "1"
+    }
+  }
+
   /// The rows of one app, range and test filter.
   private func scope(appId: String, range: DayRange, test: TestFilter) -> String {
-    let flags =
-      switch test {
-      case .exclude: "is_test = 0"
-      case .only: "is_test = 1"
-      case .include: "1"
-      }
-    return """
-      app_id = \(Self.quoted(appId)) AND \(flags)
-        AND day BETWEEN toDate('\(Timestamp.formatDate(dayNumber: range.fromDay))')
-        AND toDate('\(Timestamp.formatDate(dayNumber: range.toDay))')
-      """
+    """
+    app_id = \(Self.quoted(appId)) AND \(Self.testCondition(test))
+      AND day BETWEEN toDate('\(Timestamp.formatDate(dayNumber: range.fromDay))')
+      AND toDate('\(Timestamp.formatDate(dayNumber: range.toDay))')
+    """
   }
 
   /// `sql`'s rows, as tab-separated fields, from the first server that

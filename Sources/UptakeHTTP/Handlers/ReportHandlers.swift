@@ -25,7 +25,9 @@ struct ReportHandlers: Sendable {
 
   /// The reports a node reads from its cluster so far; the others it
   /// refuses (`Service.answeredByCluster`).
-  static let readFromCluster: Set<String> = ["/v1/updates", "/v1/updates/{updateId}", "/v1/app"]
+  static let readFromCluster: Set<String> = [
+    "/v1/updates", "/v1/updates/{updateId}", "/v1/report", "/v1/adoption", "/v1/app",
+  ]
 
   /// The report queries on `database`, bounded by this handler's limits.
   private func queries(_ database: Database) -> ReportQueries {
@@ -214,10 +216,17 @@ struct ReportHandlers: Sendable {
       granularity = parsed
     }
     return run(request) { (parameters, app, database) throws(StoreError) -> Response in
-      let rows = try queries(database)
-        .grouped(
-          appNo: app.appNo, keys: keys, granularity: granularity, range: parameters.range,
-          test: parameters.test)
+      let rows =
+        if let cluster {
+          try cluster.grouped(
+            appId: app.appId, keys: keys, granularity: granularity, range: parameters.range,
+            test: parameters.test)
+        } else {
+          try queries(database)
+            .grouped(
+              appNo: app.appNo, keys: keys, granularity: granularity, range: parameters.range,
+              test: parameters.test)
+        }
       var table = ReportTable(columns: keys.map(\.rawValue) + ["events", "installs"])
       for row in rows {
         table.append(row.keys.map { .text($0) } + [.count(row.events), .count(row.installs)])
@@ -230,9 +239,13 @@ struct ReportHandlers: Sendable {
   /// of the day's installs, and (JSON only) the versions in version order.
   func adoption(_ request: Request) -> Response {
     run(request) { (parameters, app, database) throws(StoreError) -> Response in
-      let rows = try queries(database)
-        .adoption(
-          appNo: app.appNo, range: parameters.range, test: parameters.test)
+      let rows =
+        if let cluster {
+          try cluster.adoption(appId: app.appId, range: parameters.range, test: parameters.test)
+        } else {
+          try queries(database)
+            .adoption(appNo: app.appNo, range: parameters.range, test: parameters.test)
+        }
       var table = ReportTable(columns: ["date", "appVersion", "installs", "share"])
       for row in rows {
         table.append([

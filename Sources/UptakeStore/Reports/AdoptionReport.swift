@@ -120,13 +120,23 @@ private struct AdoptionCounts {
   var versions: [AdoptionCell: Int] = [:]
   var active: [Int64: Int] = [:]
 
-  /// Each version's installs of a day with their share of the day's, by
-  /// date, then version order.
   func rows() -> [AdoptionRow] {
-    versions.compactMap { key, installs -> AdoptionRow? in
-      guard installs > 0, let total = active[key.day], total > 0 else { return nil }
+    ReportQueries.adoptionRows(
+      versions: versions.map { ($0.key.day, $0.key.appVersion, $0.value) }, active: active)
+  }
+}
+
+extension ReportQueries {
+  /// Each version's installs of a day with their share of the day's
+  /// (`active`), by date, then version order: one box's rows and a
+  /// cluster's (`ClusterReports`) alike.
+  public static func adoptionRows(
+    versions: [(day: Int64, appVersion: String, installs: Int)], active: [Int64: Int]
+  ) -> [AdoptionRow] {
+    versions.compactMap { day, appVersion, installs -> AdoptionRow? in
+      guard installs > 0, let total = active[day], total > 0 else { return nil }
       return AdoptionRow(
-        day: key.day, appVersion: key.appVersion, installs: installs,
+        day: day, appVersion: appVersion, installs: installs,
         share: Double(installs) / Double(total))
     }.sorted { lhs, rhs in
       lhs.day != rhs.day

@@ -102,7 +102,7 @@ extension ReportQueries {
   }
 
   /// `YYYY-MM-DDTHH` for an hour number.
-  static func formatHour(_ hour: Int64) -> String {
+  public static func formatHour(_ hour: Int64) -> String {
     let day = Timestamp.formatDate(dayNumber: hour >= 0 ? hour / 24 : (hour - 23) / 24)
     let hourOfDay = ((hour % 24) + 24) % 24
     return day + (hourOfDay < 10 ? "T0" : "T") + String(hourOfDay)

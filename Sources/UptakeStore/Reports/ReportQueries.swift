@@ -51,7 +51,7 @@ public struct ReportQueries {
   /// the rows compared by their ranks: compared as texts, a report of a few
   /// thousand rows spent a tenth of its time sorting, parsing versions and
   /// retaining texts at every comparison.
-  static func sorted(_ rows: [GroupedRow], by keys: [GroupKey]) -> [GroupedRow] {
+  public static func sorted(_ rows: [GroupedRow], by keys: [GroupKey]) -> [GroupedRow] {
     let width = keys.count
     var ranks = [Int32](repeating: 0, count: rows.count * width)
     for (column, key) in keys.enumerated() {

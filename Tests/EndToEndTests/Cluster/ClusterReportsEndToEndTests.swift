@@ -30,8 +30,11 @@ struct ClusterReportsEndToEndTests {
           id: Int.random(in: 0..<8, using: &random) == 0 ? nil : "event-\(index)",
           updateId: "update-\(Int.random(in: 0..<4, using: &random))",
           action: actions[Int.random(in: 0..<4, using: &random)],
-          appVersion: "2.\(Int.random(in: 0..<3, using: &random)).0", installId: install,
+          appVersion: ["2.0.0", "2.1.0", "2.10.0", "2.1.0-beta.1"][
+            Int.random(in: 0..<4, using: &random)], installId: install,
           timestamp: days.time(day, clock),
+          platform: [nil, "ios", "android"][Int.random(in: 0..<3, using: &random)],
+          osVersion: [nil, "17.0", "16.4.1", "9"][Int.random(in: 0..<4, using: &random)],
           test: Int.random(in: 0..<6, using: &random) == 0 ? true : nil))
     }
     for index in events.indices.reversed() {
@@ -42,7 +45,7 @@ struct ClusterReportsEndToEndTests {
     }
   }
 
-  @Test("/v1/updates and /v1/updates/{id} answer as one box does, in every test mode")
+  @Test("/v1/updates, one update, /v1/report and /v1/adoption answer as one box does")
   func sameAsOneBox() throws {
     let nodes = try TwoNodes()
     defer { nodes.tearDown() }
@@ -80,6 +83,17 @@ struct ClusterReportsEndToEndTests {
       paths += (0..<5).map { "/v1/updates/update-\($0)?test=\(test)" }
     }
     paths.append("/v1/updates/update-1?from=\(Days().date(-9))&to=\(Days().date(-3))")
+    for test in ["exclude", "include", "only"] {
+      paths += ["/v1/adoption?test=\(test)", "/v1/adoption?test=\(test)&format=csv"]
+      for groupBy in [
+        "date,updateId,action", "action", "updateId,action", "appVersion", "date,appVersion",
+        "platform,osVersion", "osVersion,appVersion,action", "action,date",
+      ] {
+        paths.append("/v1/report?groupBy=\(groupBy)&test=\(test)")
+      }
+      paths.append("/v1/report?groupBy=date,platform&granularity=hour&test=\(test)&format=csv")
+    }
+    paths.append("/v1/report?from=\(Days().date(-12))&to=\(Days().date(-12))&granularity=hour")
     for path in paths {
       let fromCluster = try node.report(path)
       let fromOneBox = try oneBox.report(path)
@@ -96,13 +110,13 @@ struct ClusterReportsEndToEndTests {
     #expect(try node.report("/v1/updates").text == oneBox.report("/v1/updates").text)
   }
 
-  @Test("the reports not read from the cluster yet answer 503, saying so")
+  @Test("the funnel, not read from the cluster yet, answers 503, saying so")
   func notYetFromTheCluster() throws {
     let shards = try ClickHouseShards(count: 2)
     defer { shards.stopAll() }
     let node = try DaemonFixture(arguments: NodeShippingEndToEndTests.nodeArguments(shards))
     defer { node.tearDown() }
-    for path in ["/v1/report", "/v1/adoption", "/v1/updates/u1/funnel"] {
+    for path in ["/v1/updates/u1/funnel", "/v1/updates/u1/funnel?format=csv"] {
       let answer = try node.report(path)
       #expect(answer.status == 503, "\(path)")
       #expect(answer.text.contains("reports are not yet read from the cluster"), "\(path)")

@@ -6,4 +6,10 @@ public struct GroupedRow: Sendable, Equatable {
   public let keys: [String?]
   public let events: Int
   public let installs: Int
+
+  public init(keys: [String?], events: Int, installs: Int) {
+    self.keys = keys
+    self.events = events
+    self.installs = installs
+  }
 }
