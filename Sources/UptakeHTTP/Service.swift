@@ -126,17 +126,8 @@ public final class Service: @unchecked Sendable {
     // The dashboard's routes last: every API request finds its route
     // before trying them.
     let dashboard = DashboardHandlers(assets: .embedded)
-    // A node's spool holds only what it has not shipped: a report from it
-    // would miss the rest. A node answers the reports it reads from the
-    // cluster, and refuses the others until they do (issue 22).
-    let reportRoutes =
-      layout == nil
-      ? reports.routes
-      : reports.routes.map {
-        ReportHandlers.readFromCluster.contains($0.pattern) ? $0 : Self.answeredByCluster($0)
-      }
     let router = Router(
-      routes: [ingest.route] + checks.routes + reportRoutes + store.routes + operations.routes
+      routes: [ingest.route] + checks.routes + reports.routes + store.routes + operations.routes
         + dashboard.routes,
       keys: keys)
     let metrics = self.metrics
@@ -177,18 +168,6 @@ public final class Service: @unchecked Sendable {
         ["error": String(describing: error)])
     }
     for server in impatient.servers { server.close() }
-  }
-
-  /// A report route of a node: refused with 503 until reports are read
-  /// from the cluster.
-  private static func answeredByCluster(_ route: Route) -> Route {
-    Route(route.method, route.pattern, access: route.access) { _ in
-      .respond(
-        APIError.unavailable(
-          "this uptaked is a node over ClickHouse, and reports are not yet read from the cluster",
-          retryAfterSeconds: 60
-        ).response)
-    }
   }
 
   /// Starts the writer thread, the configuration poller and the HTTP server.

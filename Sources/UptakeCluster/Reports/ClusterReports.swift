@@ -166,6 +166,51 @@ public struct ClusterReports: Sendable {
     return ReportQueries.adoptionRows(versions: versions, active: active)
   }
 
+  /// The update's funnel (`FunnelFromEvents`), from the events
+  /// themselves: each shard holds all of its installs' events, so the
+  /// later events of the downloaders are found shard by shard
+  /// (`IN` over each server's own `events_local`). Read from events, not
+  /// aggregates, so far: the first version of the cluster's funnel.
+  public func funnel(
+    appId: String, updateId: String, range: DayRange, test: TestFilter, targetVersion: String?
+  ) throws(StoreError) -> FunnelResult {
+    let scope = scope(appId: appId, range: range, test: test)
+    let update = "update_id = \(Self.quoted(updateId)) AND install_id != ''"
+    var funnel = FunnelFromEvents(targetVersion: targetVersion)
+    for row in try query(
+      """
+      SELECT install_id, ts_ms, app_version FROM \(layout.database).events
+      WHERE \(scope) AND \(update) AND action = 'impression'
+      """)
+    {
+      guard row.count == 3, let ts = Int64(row[1]) else { continue }
+      funnel.impression(install: row[0], at: ts, appVersion: row[2])
+    }
+    for row in try query(
+      """
+      SELECT install_id, ts_ms FROM \(layout.database).events
+      WHERE \(scope) AND \(update) AND action = 'download'
+      """)
+    {
+      guard row.count == 2, let ts = Int64(row[1]) else { continue }
+      funnel.download(install: row[0], at: ts)
+    }
+    funnel.matchDownloads()
+    guard !funnel.downloaders.isEmpty else { return funnel.result }
+    for row in try query(
+      """
+      SELECT install_id, ts_ms, app_version FROM \(layout.database).events
+      WHERE \(scope) AND install_id IN (
+        SELECT install_id FROM \(layout.database).events_local
+        WHERE \(scope) AND \(update) AND action = 'download')
+      """)
+    {
+      guard row.count == 3, let ts = Int64(row[1]) else { continue }
+      funnel.event(install: row[0], at: ts, appVersion: row[2])
+    }
+    return funnel.result
+  }
+
   /// The hourly rows of one app, range and test filter.
   private func hourScope(appId: String, range: DayRange, test: TestFilter) -> String {
     "app_id = \(Self.quoted(appId)) AND \(Self.testCondition(test))"

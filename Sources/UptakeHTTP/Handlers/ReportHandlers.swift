@@ -23,12 +23,6 @@ struct ReportHandlers: Sendable {
   /// own database still holds the apps and configurations.
   var cluster: ClusterReports?
 
-  /// The reports a node reads from its cluster so far; the others it
-  /// refuses (`Service.answeredByCluster`).
-  static let readFromCluster: Set<String> = [
-    "/v1/updates", "/v1/updates/{updateId}", "/v1/report", "/v1/adoption", "/v1/app",
-  ]
-
   /// The report queries on `database`, bounded by this handler's limits.
   private func queries(_ database: Database) -> ReportQueries {
     ReportQueries(database: database, maxRows: maxRows, maxInstalls: maxInstalls)
@@ -152,10 +146,17 @@ struct ReportHandlers: Sendable {
       // its appStore the store lag's countries.
       let entry = try UpdateConfigStore.liveEntry(
         appNo: app.appNo, updateId: updateId, in: database)
-      let funnel = try queries(database)
-        .funnel(
-          appNo: app.appNo, updateId: updateId, range: parameters.range, test: parameters.test,
-          targetVersion: entry?.latestVersion.text)
+      let funnel =
+        if let cluster {
+          try cluster.funnel(
+            appId: app.appId, updateId: updateId, range: parameters.range, test: parameters.test,
+            targetVersion: entry?.latestVersion.text)
+        } else {
+          try queries(database)
+            .funnel(
+              appNo: app.appNo, updateId: updateId, range: parameters.range,
+              test: parameters.test, targetVersion: entry?.latestVersion.text)
+        }
       var table = ReportTable(
         columns: ["impressions", "downloads", "upgraded", "medianHoursToUpgrade"])
       table.append([

@@ -1,0 +1,112 @@
+import UptakeCore
+
+/// The contract's funnel worked out from an update's raw events, for a
+/// store that keeps events rather than one box's folded rows (a node over
+/// a cluster, `ClusterReports.funnel`). The same rules as
+/// `ReportQueries.funnel`: the first impression in the range (at one time
+/// the lowest version); the first download of the update at or after it;
+/// the first event of the app after that download on a version above the
+/// impression's, or at least `target` when one is configured.
+///
+/// Feed it every event of the range in any order; an event given twice
+/// (the cluster holds a duplicate until its merges) changes nothing, as
+/// every step takes a first time.
+public struct FunnelFromEvents {
+  private struct Steps {
+    var impressionTs = Int64.max
+    var impressionVersion = ""
+    var downloadTs = Int64.max
+    var upgradeTs = Int64.max
+  }
+
+  private let target: Version?
+  private var installs: [String: Steps] = [:]
+  private var downloads: [String: [Int64]] = [:]
+  private var versions: [String: Version?] = [:]
+
+  public init(targetVersion: String?) {
+    target = targetVersion.flatMap(Version.init)
+  }
+
+  /// An impression of the update.
+  public mutating func impression(install: String, at ts: Int64, appVersion: String) {
+    var steps = installs[install] ?? Steps()
+    if ts < steps.impressionTs
+      || (ts == steps.impressionTs && isFirst(appVersion, before: steps.impressionVersion))
+    {
+      steps.impressionTs = ts
+      steps.impressionVersion = appVersion
+    }
+    installs[install] = steps
+  }
+
+  /// A download of the update; matched once every impression is in.
+  public mutating func download(install: String, at ts: Int64) {
+    downloads[install, default: []].append(ts)
+  }
+
+  /// Settles each install's first download at or after its impression;
+  /// call after every impression and download, before `event`.
+  public mutating func matchDownloads() {
+    for (install, times) in downloads {
+      guard var steps = installs[install] else { continue }
+      steps.downloadTs = times.filter { $0 >= steps.impressionTs }.min() ?? .max
+      installs[install] = steps
+    }
+  }
+
+  /// The installs whose download was matched: those whose later events
+  /// `event` needs.
+  public var downloaders: [String] {
+    installs.filter { $0.value.downloadTs != .max }.map(\.key)
+  }
+
+  /// Any event of the app (any update, any action) by an install.
+  public mutating func event(install: String, at ts: Int64, appVersion: String) {
+    guard var steps = installs[install], steps.downloadTs != .max, ts > steps.downloadTs,
+      ts < steps.upgradeTs, isUpgrade(appVersion, from: steps.impressionVersion)
+    else { return }
+    steps.upgradeTs = ts
+    installs[install] = steps
+  }
+
+  public var result: FunnelResult {
+    var downloaded = 0
+    var hours: [Double] = []
+    for steps in installs.values where steps.downloadTs != .max {
+      downloaded += 1
+      if steps.upgradeTs != .max {
+        hours.append(Double(steps.upgradeTs - steps.impressionTs) / 3_600_000)
+      }
+    }
+    return FunnelResult(
+      impressions: installs.count, downloads: downloaded, upgraded: hours.count,
+      medianHoursToUpgrade: ReportQueries.median(hours))
+  }
+
+  private mutating func version(_ text: String) -> Version? {
+    if let known = versions[text] { return known }
+    let parsed = Version(text)
+    versions[text] = parsed
+    return parsed
+  }
+
+  private mutating func isUpgrade(_ reached: String, from base: String) -> Bool {
+    guard let reachedVersion = version(reached) else { return false }
+    if let target { return reachedVersion >= target }
+    guard let baseVersion = version(base) else { return false }
+    return reachedVersion > baseVersion
+  }
+
+  /// One box's order of impressions at one time: the lower version first,
+  /// a text that is no version before any version, and between equal
+  /// versions spelled apart, the lower text.
+  private mutating func isFirst(_ text: String, before other: String) -> Bool {
+    switch (version(text), version(other)) {
+    case (nil, .some): return true
+    case (.some, nil): return false
+    case (.some(let left), .some(let right)) where left != right: return left < right
+    default: return text.precedesInByteOrder(other)
+    }
+  }
+}
