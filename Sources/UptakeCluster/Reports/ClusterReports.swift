@@ -30,7 +30,7 @@ public struct ClusterReports: Sendable {
         maxMerge(last_ms)
       FROM \(layout.database).update_days
       WHERE \(scope(appId: appId, range: range, test: test))
-      GROUP BY update_id, action
+      GROUP BY day, update_id, action
       """)
     var byUpdate: [String: (events: [Int], first: Int64, last: Int64)] = [:]
     for row in rows {
@@ -82,7 +82,7 @@ public struct ClusterReports: Sendable {
     {
       guard row.count == 2, let action = Int(row[0]), action < 4, let installs = Int(row[1])
       else { continue }
-      actions[action].installs = installs
+      actions[action].installs += installs
     }
     return UpdateDetail(
       updateId: updateId, actions: actions,
@@ -113,11 +113,20 @@ public struct ClusterReports: Sendable {
       FROM \(layout.database).report_hours WHERE \(hourScope(appId: appId, range: range, test: test))
       \(grouping)
       """)
-    if let maxRows, rows.count > maxRows { throw .reportTooLarge(maxRows: maxRows) }
-    let grouped = rows.compactMap { row -> GroupedRow? in
-      guard row.count == keys.count + 2, let events = Int(row[keys.count]), events > 0,
+    // Each shard's rows are its own groups' counts: summed by the keys.
+    var sums: [[String]: (events: Int, installs: Int)] = [:]
+    for row in rows {
+      guard row.count == keys.count + 2, let events = Int(row[keys.count]),
         let installs = Int(row[keys.count + 1])
-      else { return nil }
+      else { continue }
+      let key = Array(row[..<keys.count])
+      sums[key, default: (0, 0)].events += events
+      sums[key, default: (0, 0)].installs += installs
+      if let maxRows, sums.count > maxRows { throw .reportTooLarge(maxRows: maxRows) }
+    }
+    let grouped = sums.compactMap { row, counts -> GroupedRow? in
+      guard counts.events > 0 else { return nil }
+      let (events, installs) = counts
       let values = zip(keys, row).map { key, text -> String? in
         switch key {
         case .date:
@@ -140,7 +149,7 @@ public struct ClusterReports: Sendable {
     -> [AdoptionRow]
   {
     let scope = hourScope(appId: appId, range: range, test: test)
-    var versions: [(day: Int64, appVersion: String, installs: Int)] = []
+    var versions: [Key: Int] = [:]
     for row in try query(
       """
       SELECT intDiv(hour, 24) AS day, app_version, uniqExactIfMerge(installs)
@@ -149,9 +158,9 @@ public struct ClusterReports: Sendable {
       """)
     {
       guard row.count == 3, let day = Int64(row[0]), let installs = Int(row[2]) else { continue }
-      versions.append((day, row[1], installs))
+      versions[Key(day: day, text: row[1]), default: 0] += installs
+      if let maxRows, versions.count > maxRows { throw .reportTooLarge(maxRows: maxRows) }
     }
-    if let maxRows, versions.count > maxRows { throw .reportTooLarge(maxRows: maxRows) }
     var active: [Int64: Int] = [:]
     for row in try query(
       """
@@ -161,9 +170,16 @@ public struct ClusterReports: Sendable {
       """)
     {
       guard row.count == 2, let day = Int64(row[0]), let installs = Int(row[1]) else { continue }
-      active[day] = installs
+      active[day, default: 0] += installs
     }
-    return ReportQueries.adoptionRows(versions: versions, active: active)
+    return ReportQueries.adoptionRows(
+      versions: versions.map { ($0.key.day, $0.key.text, $0.value) }, active: active)
+  }
+
+  /// A day and a text: a cell of adoption's rows.
+  private struct Key: Hashable {
+    let day: Int64
+    let text: String
   }
 
   /// The update's funnel (`FunnelFromEvents`), from the events
@@ -236,12 +252,20 @@ public struct ClusterReports: Sendable {
 
   /// `sql`'s rows, as tab-separated fields, from the first server that
   /// answers it whole.
+  ///
+  /// Over a cluster each shard finishes its own aggregation and the rows
+  /// of all shards come back as they are (`distributed_group_by_no_merge`):
+  /// the callers add them up. That is exact because a shard's distinct ids
+  /// and installs are its own (events are sharded by install, or by id
+  /// without one), and it lets the shards merge their states side by side
+  /// instead of sending them all to one server.
   private func query(_ sql: String) throws(StoreError) -> [[String]] {
     var failures: [String] = []
     for server in layout.servers {
       do {
         let text = try server.execute(
-          sql + " FORMAT TabSeparated", settings: ["skip_unavailable_shards": "0"])
+          sql + " FORMAT TabSeparated",
+          settings: ["skip_unavailable_shards": "0", "distributed_group_by_no_merge": "1"])
         return text.split(separator: "\n").map {
           $0.split(separator: "\t", omittingEmptySubsequences: false).map(Self.unescaped)
         }
