@@ -132,6 +132,59 @@ struct NodeShippingEndToEndTests {
     #expect(counts == "\(ids.count)\t\(ids.count)\n")
   }
 
+  @Test("a shard stopped during load: ingest answers 200, reports 503, then every event once")
+  func shardStoppedDuringLoad() throws {
+    let shards = try ClickHouseShards(count: 2)
+    defer { shards.stopAll() }
+    let node = try DaemonFixture(arguments: Self.nodeArguments(shards))
+    defer { node.tearDown() }
+    let url = node.daemon.url("/v1/events")
+    let key = node.ingestKey
+    let acknowledged = Acknowledged()
+    let refusedWhileDown = Acknowledged()
+    let poster = Thread {
+      for batch in 0..<300 {
+        let ids = (0..<50).map { "s\(batch)-\($0)" }
+        let body = batchJSON(
+          ids.enumerated().map { eventJSON(id: $1, installId: "i\(batch % 53)-\($0 % 7)") })
+        guard let answer = try? HTTPClient(timeout: 10).postJSON(url, key: key, body) else { break }
+        if answer.status == 200 { acknowledged.add(ids) } else { refusedWhileDown.add(ids) }
+        Thread.sleep(forTimeInterval: 0.01)
+      }
+      acknowledged.finish()
+    }
+    poster.start()
+    try Self.waitFor("load under way") { acknowledged.count >= 2_000 }
+    shards.stop(1)
+    try Self.waitFor("shipping to fail") {
+      try Self.metrics(node)["uptake_cluster_up"] == 0
+    }
+    let report = try node.report("/v1/updates")
+    #expect(report.status == 503, "\(report.text)")
+    let atStop = acknowledged.count
+    try Self.waitFor("more load acknowledged with the shard down") {
+      acknowledged.count >= atStop + 2_000
+    }
+    try shards.start(1)
+    acknowledged.waitUntilFinished()
+    try Self.waitUntilShipped(node, seconds: 60)
+
+    let stored = try shards.query(0, "SELECT count(), uniqExact(id) FROM uptake.events")
+    let fields = stored.split(whereSeparator: { $0 == "\t" || $0 == "\n" }).compactMap { Int($0) }
+    print(
+      "shard stopped during load: \(acknowledged.count) events acknowledged,"
+        + " \(refusedWhileDown.count) refused, rows \(fields.first ?? -1),"
+        + " distinct ids \(fields.last ?? -1)")
+    #expect(refusedWhileDown.count == 0, "ingest answered 200 throughout")
+    let ids = Set(
+      try shards.query(0, "SELECT DISTINCT id FROM uptake.events").split(separator: "\n").map(
+        String.init))
+    #expect(ids == acknowledged.ids, "every acknowledged event, and nothing else")
+    let updates = try node.report("/v1/updates?test=include")
+    #expect(updates.status == 200)
+    #expect(updates.text.contains(#""impression":\#(acknowledged.count)"#), "\(updates.text)")
+  }
+
   @Test("a full spool answers 503 until the cluster takes its events")
   func fullSpool() throws {
     let shards = try ClickHouseShards(count: 2)
