@@ -71,12 +71,7 @@ struct ClusterAppsEndToEndTests {
   func configurationOnEveryNode() throws {
     let nodes = try TwoNodes()
     defer { nodes.tearDown() }
-    let document = """
-      {"updates": [{"updateId": "u-cluster", "platform": "ios", "latestVersion": "2.1.0",
-       "storeUrl": "https://apps.apple.com/app/id1", "option": "flexible", "eol": false,
-       "texts": {"en": {"title": "New", "description": "D", "updateNow": "Update",
-       "remindMeLater": "Later", "ignore": "Ignore"}}}]}
-      """
+    let document = TwoNodes.configuration(updateId: "u-cluster", latestVersion: "2.1.0")
     let put = try uptake(
       ["updates", "put", "--app", "default", "-"] + nodes.flags, input: Data(document.utf8))
     try #require(put.status == 0, "\(put.standardError)")

@@ -112,12 +112,7 @@ struct ClusterReportsEndToEndTests {
       "some funnel has upgrades to compare: \(funnels)")
 
     // With a configured latestVersion the upgrade must reach it.
-    let document = """
-      {"updates": [{"updateId": "update-1", "platform": "ios", "latestVersion": "2.1.0",
-       "storeUrl": "https://apps.apple.com/app/id1", "option": "flexible", "eol": false,
-       "texts": {"en": {"title": "New", "description": "D", "updateNow": "Update",
-       "remindMeLater": "Later", "ignore": "Ignore"}}}]}
-      """
+    let document = TwoNodes.configuration(updateId: "update-1", latestVersion: "2.1.0")
     let putOnCluster = try uptake(
       ["updates", "put", "--app", "default", "-"] + nodes.flags, input: Data(document.utf8))
     let putOnOneBox = try uptake(

@@ -100,21 +100,8 @@ struct NodeShippingEndToEndTests {
     defer { shards.stopAll() }
     let node = try DaemonFixture(arguments: Self.nodeArguments(shards))
     defer { node.tearDown() }
-    let url = node.daemon.url("/v1/events")
-    let key = node.ingestKey
-    let acknowledged = Acknowledged()
-    let poster = Thread {
-      for batch in 0..<400 {
-        let ids = (0..<50).map { "k\(batch)-\($0)" }
-        let body = batchJSON(ids.map { eventJSON(id: $0, installId: "i\(batch % 97)") })
-        guard let answer = try? HTTPClient(timeout: 5).postJSON(url, key: key, body),
-          answer.status == 200
-        else { break }
-        acknowledged.add(ids)
-      }
-      acknowledged.finish()
-    }
-    poster.start()
+    let load = Load(node, prefix: "k", batches: 400)
+    let acknowledged = load.acknowledged
     try Self.waitFor("some batches acknowledged") { acknowledged.count >= 2_000 }
     node.daemon.killHard()
     acknowledged.waitUntilFinished()
@@ -138,22 +125,8 @@ struct NodeShippingEndToEndTests {
     defer { shards.stopAll() }
     let node = try DaemonFixture(arguments: Self.nodeArguments(shards))
     defer { node.tearDown() }
-    let url = node.daemon.url("/v1/events")
-    let key = node.ingestKey
-    let acknowledged = Acknowledged()
-    let refusedWhileDown = Acknowledged()
-    let poster = Thread {
-      for batch in 0..<300 {
-        let ids = (0..<50).map { "s\(batch)-\($0)" }
-        let body = batchJSON(
-          ids.enumerated().map { eventJSON(id: $1, installId: "i\(batch % 53)-\($0 % 7)") })
-        guard let answer = try? HTTPClient(timeout: 10).postJSON(url, key: key, body) else { break }
-        if answer.status == 200 { acknowledged.add(ids) } else { refusedWhileDown.add(ids) }
-        Thread.sleep(forTimeInterval: 0.01)
-      }
-      acknowledged.finish()
-    }
-    poster.start()
+    let load = Load(node, prefix: "s", batches: 300, pauseSeconds: 0.01)
+    let (acknowledged, refusedWhileDown) = (load.acknowledged, load.refused)
     try Self.waitFor("load under way") { acknowledged.count >= 2_000 }
     shards.stop(1)
     try Self.waitFor("shipping to fail") {
@@ -282,6 +255,33 @@ struct NodeShippingEndToEndTests {
     }
     Issue.record("gave up waiting \(seconds) s for \(what)")
     throw CancellationError()
+  }
+}
+
+/// Batches of 50 events with ids `PREFIXbatch-n` posted to a node from a
+/// thread of their own, until they are all sent or a request gets no
+/// answer (the node was killed); what was acknowledged and refused.
+private struct Load {
+  let acknowledged = Acknowledged()
+  let refused = Acknowledged()
+
+  init(_ node: DaemonFixture, prefix: String, batches: Int, pauseSeconds: Double = 0) {
+    let (url, key) = (node.daemon.url("/v1/events"), node.ingestKey)
+    let (acknowledged, refused) = (acknowledged, refused)
+    let poster = Thread {
+      for batch in 0..<batches {
+        let ids = (0..<50).map { "\(prefix)\(batch)-\($0)" }
+        let body = batchJSON(
+          ids.enumerated().map { eventJSON(id: $1, installId: "i\(batch % 53)-\($0 % 7)") })
+        guard let answer = try? HTTPClient(timeout: 10).postJSON(url, key: key, body) else {
+          break
+        }
+        if answer.status == 200 { acknowledged.add(ids) } else { refused.add(ids) }
+        if pauseSeconds > 0 { Thread.sleep(forTimeInterval: pauseSeconds) }
+      }
+      acknowledged.finish()
+    }
+    poster.start()
   }
 }
 

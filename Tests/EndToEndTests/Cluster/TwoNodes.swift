@@ -31,4 +31,15 @@ struct TwoNodes {
     first.tearDown()
     shards.stopAll()
   }
+
+  /// An update configuration of one iOS entry, as `uptake updates put`
+  /// takes it.
+  static func configuration(updateId: String, latestVersion: String) -> String {
+    """
+    {"updates": [{"updateId": "\(updateId)", "platform": "ios", "latestVersion": "\(latestVersion)",
+     "storeUrl": "https://apps.apple.com/app/id1", "option": "flexible", "eol": false,
+     "texts": {"en": {"title": "New", "description": "D", "updateNow": "Update",
+     "remindMeLater": "Later", "ignore": "Ignore"}}}]}
+    """
+  }
 }
