@@ -117,6 +117,11 @@ struct NodeShippingEndToEndTests {
       missing.isEmpty, "\(missing.count) acknowledged events missing, e.g. \(missing.prefix(3))")
     let counts = try shards.query(0, "SELECT count(), uniqExact(id) FROM uptake.events FINAL")
     #expect(counts == "\(ids.count)\t\(ids.count)\n")
+    let raw = try shards.query(0, "SELECT count() FROM uptake.events")
+    print(
+      "node killed during load: \(acknowledged.count) events acknowledged, \(ids.count) distinct"
+        + " ids in the cluster (\(ids.count - acknowledged.count) taken but unanswered),"
+        + " rows before merges \(raw.trimmingCharacters(in: .whitespacesAndNewlines))")
   }
 
   @Test("a shard stopped during load: ingest answers 200, reports 503, then every event once")
