@@ -1,4 +1,5 @@
 import Foundation
+import UptakeCluster
 import UptakeCore
 import UptakeStore
 
@@ -9,7 +10,8 @@ struct ExportCommand: Command {
   static let help = """
     usage: uptake export --app APPID [--from YYYY-MM-DD] [--to YYYY-MM-DD]
                          [--group-by K1,K2,...] [--test exclude|include|only]
-                         [--since-last STATEFILE] [-o FILE] [--db PATH]
+                         [--since-last STATEFILE] [-o FILE]
+                         [--db PATH | --clickhouse URL[,URL...]]
 
     Writes events and distinct installs grouped by the keys, as CSV (RFC 4180,
     UTF-8, header row). Columns: the keys in order (date, update_id, action,
@@ -30,7 +32,7 @@ struct ExportCommand: Command {
       -o FILE              write to FILE atomically instead of stdout,
                            keeping FILE's mode (and owner, as root)
       --db PATH            SQLite file (env UPTAKE_DB, default ./uptake.db)
-    """
+    """ + ClusterArguments.help
 
   let appId: String
   let range: DayRange?
@@ -39,10 +41,13 @@ struct ExportCommand: Command {
   let stateFile: String?
   let outputPath: String?
   let databasePath: String
+  let cluster: ClusterLayout?
 
   init(arguments: [String]) throws(CommandError) {
     let parsed = try Arguments(
-      arguments, valueFlags: ReportOptions.valueFlags.union(["--group-by", "--since-last", "-o"]),
+      arguments,
+      valueFlags: ReportOptions.valueFlags.union(["--group-by", "--since-last", "-o"]).union(
+        ClusterArguments.valueFlags),
       booleanFlags: [])
     guard parsed.positionals.isEmpty else {
       throw .usage("unexpected argument \(parsed.positionals[0])")
@@ -61,11 +66,11 @@ struct ExportCommand: Command {
     test = try ReportOptions.test(parsed)
     outputPath = parsed.value("-o")
     databasePath = parsed.databasePath
+    cluster = try ClusterArguments.layout(parsed)
   }
 
   func run(_ output: inout CommandOutput) throws(CommandError) {
-    let database = try StoreAccess.open(databasePath)
-    let app = try StoreAccess.app(appId, in: database)
+    try checkApp()
     let today = Timestamp.dayNumber(ms: WallClock.nowMs())
     var exportRange = range
     if let stateFile {
@@ -75,14 +80,7 @@ struct ExportCommand: Command {
     var csv = CSVWriter()
     csv.writeRow(groupBy.map(\.csvName) + ["events", "installs"])
     if let exportRange {
-      let rows: [GroupedRow]
-      do {
-        rows = try ReportQueries(database: database).grouped(
-          appNo: app.appNo, keys: groupBy, granularity: .day, range: exportRange, test: test)
-      } catch {
-        throw .store(error)
-      }
-      for row in rows {
+      for row in try rows(exportRange) {
         csv.writeRow(row.keys.map { $0 ?? "" } + [String(row.events), String(row.installs)])
       }
     }
@@ -98,6 +96,37 @@ struct ExportCommand: Command {
 
   /// The day after the one recorded in the state file; nil when the file
   /// does not exist yet (the first run).
+  /// Opens the store (the cluster, its schema made, or the database) and
+  /// checks the app, before the days are chosen: an unknown app fails
+  /// even when no day is due.
+  private func checkApp() throws(CommandError) {
+    if let cluster {
+      try ClusterArguments.requireApp(appId, in: try ClusterArguments.ready(cluster))
+    } else {
+      _ = try StoreAccess.app(appId, in: try StoreAccess.open(databasePath))
+    }
+  }
+
+  /// The grouped rows of a range, from the cluster or the database.
+  private func rows(_ range: DayRange) throws(CommandError) -> [GroupedRow] {
+    if let cluster {
+      do {
+        return try ClusterReports(layout: cluster).grouped(
+          appId: appId, keys: groupBy, granularity: .day, range: range, test: test)
+      } catch {
+        throw CommandError(message: error.description, exitCode: ExitCode.unavailable)
+      }
+    }
+    let database = try StoreAccess.open(databasePath)
+    let app = try StoreAccess.app(appId, in: database)
+    do {
+      return try ReportQueries(database: database).grouped(
+        appNo: app.appNo, keys: groupBy, granularity: .day, range: range, test: test)
+    } catch {
+      throw .store(error)
+    }
+  }
+
   private static func dayAfterRecorded(_ path: String) throws(CommandError) -> Int64? {
     guard FileManager.default.fileExists(atPath: path) else { return nil }
     guard let data = FileManager.default.contents(atPath: path) else {

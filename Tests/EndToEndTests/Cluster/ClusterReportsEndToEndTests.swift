@@ -111,6 +111,16 @@ struct ClusterReportsEndToEndTests {
       funnels.contains { !$0.contains(#""upgraded":0,"#) },
       "some funnel has upgrades to compare: \(funnels)")
 
+    // The CLI's CSV export reads the same rows.
+    for groupBy in ["date,updateId,action", "appVersion,platform,osVersion"] {
+      let arguments = ["export", "--app", "default", "--group-by", groupBy, "--test", "include"]
+      let fromCluster = try uptake(arguments + nodes.flags)
+      let fromOneBox = try uptake(arguments + ["--db", oneBox.databasePath])
+      #expect(fromCluster.status == 0, "\(fromCluster.standardError)")
+      #expect(fromCluster.standardOutput.count > 100)
+      #expect(fromCluster.standardOutput == fromOneBox.standardOutput, "export by \(groupBy)")
+    }
+
     // With a configured latestVersion the upgrade must reach it.
     let document = TwoNodes.configuration(updateId: "update-1", latestVersion: "2.1.0")
     let putOnCluster = try uptake(
