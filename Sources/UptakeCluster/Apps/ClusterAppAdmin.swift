@@ -86,6 +86,6 @@ public enum ClusterAppAdmin {
   }
 
   private static func hash(_ key: String) -> String {
-    ClusterAppsMirror.hex(KeyToken.hash(key))
+    Hex.encode(KeyToken.hash(key))
   }
 }

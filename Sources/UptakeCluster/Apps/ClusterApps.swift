@@ -36,39 +36,23 @@ public enum ClusterApps {
   public static func write(_ record: Record, to layout: ClusterLayout) throws(ClickHouseError)
     -> Int
   {
-    var written = 0
-    var lastFailure: ClickHouseError?
-    for server in layout.servers {
-      do {
-        try insert([record], into: server, layout)
-        written += 1
-      } catch {
-        lastFailure = error
-      }
+    try layout.onEveryServer { server throws(ClickHouseError) in
+      try insert([record], into: server, layout)
     }
-    if written == 0, let lastFailure { throw lastFailure }
-    return written
   }
 
   /// The newest version of every app, from every server that answers;
   /// servers holding an older version (or none) are given the newest.
   /// Throws when no server answers.
   public static func read(_ layout: ClusterLayout) throws(ClickHouseError) -> [Record] {
-    var held: [(server: ClickHouseServer, records: [String: Record])] = []
-    var lastFailure: ClickHouseError?
-    for server in layout.servers {
-      do {
-        let text = try server.execute(
-          """
-          SELECT app_id, ingest_key_hash, read_key_hash, created_ms, version
-          FROM \(layout.database).apps FINAL FORMAT TabSeparated
-          """)
-        held.append((server, Dictionary(parse(text).map { ($0.appId, $0) }) { $1 }))
-      } catch {
-        lastFailure = error
-      }
+    let held = try layout.fromEveryServer { server throws(ClickHouseError) in
+      let text = try server.execute(
+        """
+        SELECT app_id, ingest_key_hash, read_key_hash, created_ms, version
+        FROM \(layout.database).apps FINAL FORMAT TabSeparated
+        """)
+      return Dictionary(parse(text).map { ($0.appId, $0) }) { $1 }
     }
-    if held.isEmpty, let lastFailure { throw lastFailure }
     var newest: [String: Record] = [:]
     for (_, records) in held {
       for (appId, record) in records where record.version > newest[appId]?.version ?? 0 {

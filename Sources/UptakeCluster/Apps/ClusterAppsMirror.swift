@@ -7,27 +7,19 @@ import UptakeStore
 /// apps: every node then takes the same keys, and a key rotated through
 /// any node's CLI stops working on all of them at the next sync.
 public enum ClusterAppsMirror {
-  /// What a sync changed.
-  public struct Outcome: Sendable, Equatable {
-    /// Apps added to the node's table, or whose keys it replaced.
-    public var mirrored = 0
-    /// Apps only the node had, written to the cluster.
-    public var published = 0
-  }
-
   /// Reads the cluster's apps and makes the node's table agree: an app the
   /// cluster holds is added, or its keys replaced, when the node's differ.
   /// An app only the node holds (the default app a node's first start
   /// made while the cluster had none) is published to the cluster.
   @discardableResult
   public static func sync(_ layout: ClusterLayout, into database: Database, nowMs: Int64) throws
-    -> Outcome
+    -> MirrorOutcome
   {
     let cluster = try ClusterApps.read(layout)
     let keys = try cluster.map { record throws(BadHash) in
       (record, try hashBytes(record.ingestKeyHash), try hashBytes(record.readKeyHash))
     }
-    var outcome = Outcome()
+    var outcome = MirrorOutcome()
     let local = try localApps(database)
     try database.write { () throws(StoreError) in
       for (record, ingest, read) in keys {
@@ -57,7 +49,7 @@ public enum ClusterAppsMirror {
     for (appId, held) in local.sorted(by: { $0.key < $1.key }) where !known.contains(appId) {
       try ClusterApps.write(
         ClusterApps.Record(
-          appId: appId, ingestKeyHash: hex(held.ingest), readKeyHash: hex(held.read),
+          appId: appId, ingestKeyHash: Hex.encode(held.ingest), readKeyHash: Hex.encode(held.read),
           createdMs: held.createdMs, version: UInt64(max(0, nowMs))),
         to: layout)
       outcome.published += 1
@@ -78,9 +70,6 @@ public enum ClusterAppsMirror {
     }
     return apps
   }
-
-  /// A hash as the cluster writes it (lowercase hex).
-  public static func hex(_ bytes: [UInt8]) -> String { Hex.encode(bytes) }
 
   struct BadHash: Error, CustomStringConvertible {
     let text: String

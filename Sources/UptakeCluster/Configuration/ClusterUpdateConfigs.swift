@@ -41,24 +41,16 @@ public enum ClusterUpdateConfigs {
   public static func latestVersions(_ layout: ClusterLayout) throws(ClickHouseError)
     -> [String: Int64]
   {
-    var latest: [String: Int64] = [:]
-    var answered = false
-    var lastFailure: ClickHouseError?
-    for server in layout.servers {
-      do {
-        let text = try server.execute(
-          "SELECT app_id, max(version) FROM \(layout.database).update_configs GROUP BY app_id")
-        answered = true
-        for line in text.split(separator: "\n") {
-          let fields = line.split(separator: "\t")
-          guard fields.count == 2, let version = Int64(fields[1]) else { continue }
-          latest[String(fields[0]), default: 0] = max(latest[String(fields[0])] ?? 0, version)
-        }
-      } catch {
-        lastFailure = error
-      }
+    let answers = try layout.fromEveryServer { server throws(ClickHouseError) in
+      try server.execute(
+        "SELECT app_id, max(version) FROM \(layout.database).update_configs GROUP BY app_id")
     }
-    if !answered, let lastFailure { throw lastFailure }
+    var latest: [String: Int64] = [:]
+    for line in answers.flatMap({ $0.answer.split(separator: "\n") }) {
+      let fields = line.split(separator: "\t")
+      guard fields.count == 2, let version = Int64(fields[1]) else { continue }
+      latest[String(fields[0])] = max(latest[String(fields[0])] ?? 0, version)
+    }
     return latest
   }
 
@@ -68,17 +60,9 @@ public enum ClusterUpdateConfigs {
     throws(ClickHouseError)
   {
     guard !records.isEmpty else { return }
-    var written = 0
-    var lastFailure: ClickHouseError?
-    for server in layout.servers {
-      do {
-        try insert(records, into: server, layout, nowMs: nowMs)
-        written += 1
-      } catch {
-        lastFailure = error
-      }
+    try layout.onEveryServer { server throws(ClickHouseError) in
+      try insert(records, into: server, layout, nowMs: nowMs)
     }
-    if written == 0, let lastFailure { throw lastFailure }
   }
 
   /// The versions above `after[appId]` (every version of an app not in
@@ -88,23 +72,16 @@ public enum ClusterUpdateConfigs {
   public static func read(_ layout: ClusterLayout, after known: [String: Int64])
     throws(ClickHouseError) -> [Record]
   {
-    var held: [(server: ClickHouseServer, records: [Key: Record])] = []
-    var lastFailure: ClickHouseError?
-    for server in layout.servers {
-      do {
-        // Hex, so a document's tabs and newlines need no unescaping.
-        let text = try server.execute(
-          """
-          SELECT app_id, version, created_ms, hex(document)
-          FROM \(layout.database).update_configs FINAL FORMAT TabSeparated
-          """)
-        let records = parse(text).filter { $0.version > known[$0.appId] ?? 0 }
-        held.append((server, Dictionary(records.map { (Key($0), $0) }) { $1 }))
-      } catch {
-        lastFailure = error
-      }
+    let held = try layout.fromEveryServer { server throws(ClickHouseError) in
+      // Hex, so a document's tabs and newlines need no unescaping.
+      let text = try server.execute(
+        """
+        SELECT app_id, version, created_ms, hex(document)
+        FROM \(layout.database).update_configs FINAL FORMAT TabSeparated
+        """)
+      let records = parse(text).filter { $0.version > known[$0.appId] ?? 0 }
+      return Dictionary(records.map { (Key($0), $0) }) { $1 }
     }
-    if held.isEmpty, let lastFailure { throw lastFailure }
     var union: [Key: Record] = [:]
     for (_, records) in held { union.merge(records) { first, _ in first } }
     for (server, records) in held {

@@ -7,26 +7,17 @@ import UptakeStore
 /// the next sync. Runs after `ClusterAppsMirror`, so every app the
 /// cluster's configurations name is in the node's table.
 public enum ClusterUpdateConfigsMirror {
-  /// What a sync changed.
-  public struct Outcome: Sendable, Equatable {
-    /// Versions taken from the cluster into the node's table.
-    public var mirrored = 0
-    /// Versions only the node had (put into its --db), written to the
-    /// cluster.
-    public var published = 0
-  }
-
   /// Takes the versions the node lacks, and publishes those it has above
   /// the cluster's newest. Two puts that chose one version number in
   /// different places are not reconciled: the later write wins in the
   /// cluster, and a node that holds the other keeps it until a newer put.
   @discardableResult
   public static func sync(_ layout: ClusterLayout, into database: Database, nowMs: Int64) throws
-    -> Outcome
+    -> MirrorOutcome
   {
     let cluster = try ClusterUpdateConfigs.latestVersions(layout)
     let local = try localLatest(database)
-    var outcome = Outcome()
+    var outcome = MirrorOutcome()
     if cluster.contains(where: { $0.value > local[$0.key]?.version ?? 0 }) {
       let missing = try ClusterUpdateConfigs.read(layout, after: local.mapValues(\.version))
       try database.write { () throws(StoreError) in

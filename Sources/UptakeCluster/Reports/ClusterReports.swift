@@ -44,11 +44,7 @@ public struct ClusterReports: Sendable {
       byUpdate[row[0]] = entry
     }
     if let maxRows, byUpdate.count > maxRows { throw .reportTooLarge(maxRows: maxRows) }
-    return byUpdate.sorted { $0.key.precedesInByteOrder($1.key) }.map {
-      UpdateSummary(
-        updateId: $0.key, firstSeenMs: $0.value.first, lastSeenMs: $0.value.last,
-        events: $0.value.events)
-    }
+    return UpdateSummary.sorted(byUpdate)
   }
 
   /// One update's events and distinct installs by action over the range,
@@ -260,20 +256,19 @@ public struct ClusterReports: Sendable {
   /// without one), and it lets the shards merge their states side by side
   /// instead of sending them all to one server.
   private func query(_ sql: String) throws(StoreError) -> [[String]] {
-    var failures: [String] = []
-    for server in layout.servers {
-      do {
-        let text = try server.execute(
+    let text: String
+    do {
+      text = try layout.fromFirstServer { server throws(ClickHouseError) in
+        try server.execute(
           sql + " FORMAT TabSeparated",
           settings: ["skip_unavailable_shards": "0", "distributed_group_by_no_merge": "1"])
-        return text.split(separator: "\n").map {
-          $0.split(separator: "\t", omittingEmptySubsequences: false).map(Self.unescaped)
-        }
-      } catch {
-        failures.append(error.description)
       }
+    } catch {
+      throw .clusterUnavailable(error.description)
     }
-    throw .clusterUnavailable(failures.joined(separator: "; "))
+    return text.split(separator: "\n").map {
+      $0.split(separator: "\t", omittingEmptySubsequences: false).map(Self.unescaped)
+    }
   }
 
   /// A string as a ClickHouse literal: quoted, its backslashes and quotes

@@ -152,18 +152,15 @@ public final class EventShipper {
   /// Inserts through the first server that answers: any server of the
   /// cluster sends each event to its shard.
   private func insert(_ rows: Data) throws(ShippingError) {
-    var failures: [ClickHouseError] = []
-    for server in layout.servers {
-      do {
+    do {
+      try layout.fromFirstServer { server throws(ClickHouseError) in
         try server.insert(
           "INSERT INTO \(layout.insertTable) FORMAT JSONEachRow", data: rows,
           settings: ["insert_distributed_sync": "1"])
-        return
-      } catch {
-        failures.append(error)
       }
+    } catch {
+      throw .cluster(error.failures)
     }
-    throw .cluster(failures)
   }
 
   /// This spool's node id, made and kept on first use.

@@ -81,9 +81,11 @@ public final class ShippingThread: @unchecked Sendable {
   /// node would ship and then delete from it.
   public init(spoolPath: String, layout: ClusterLayout, logger: Logger) throws {
     spool = try Database(path: spoolPath, create: false, rollups: false)
-    let isSpool = try spool.scalarInt("SELECT count(*) FROM cluster_spool") ?? 0 > 0
-    let events = try spool.scalarInt("SELECT count(*) FROM events") ?? 0
-    guard isSpool || events == 0 else {
+    // A spool after an outage may hold millions of events: it is not
+    // counted, only a one-box database is.
+    if try spool.scalarInt("SELECT count(*) FROM cluster_spool") == 0,
+      let events = try spool.scalarInt("SELECT count(*) FROM events"), events > 0
+    {
       throw NotASpool(
         description:
           "\(spoolPath) holds the events of a one-box uptaked (\(events)); as a node's --db it would"
@@ -196,8 +198,7 @@ public final class ShippingThread: @unchecked Sendable {
     let apps = try ClusterAppsMirror.sync(layout, into: spool, nowMs: WallClock.nowMs())
     let configurations = try ClusterUpdateConfigsMirror.sync(
       layout, into: spool, nowMs: WallClock.nowMs())
-    if apps != ClusterAppsMirror.Outcome() || configurations != ClusterUpdateConfigsMirror.Outcome()
-    {
+    if apps != MirrorOutcome() || configurations != MirrorOutcome() {
       logger.info(
         "synced with the cluster",
         [

@@ -465,10 +465,7 @@ public final class BatchWriter: @unchecked Sendable {
       observer.committed(
         jobs.reduce(0) { $0 + $1.batch.events.count },
         Double(DispatchTime.now().uptimeNanoseconds &- started) / 1e9)
-      setCommitFailed(false)
-      condition.lock()
-      newestCommittedSeq = inserter.lastInsertedSeq
-      condition.unlock()
+      setCommitFailed(false, committedThrough: inserter.lastInsertedSeq)
       if let folder {
         var committedByApp: [Int64: Int] = [:]
         for job in jobs { committedByApp[job.batch.appNo, default: 0] += job.batch.events.count }
@@ -496,10 +493,13 @@ public final class BatchWriter: @unchecked Sendable {
     }
   }
 
-  private func setCommitFailed(_ failed: Bool) {
+  /// Records whether the last commit (or probe) failed, and after a
+  /// commit that worked, the seq it stored through, under one lock.
+  private func setCommitFailed(_ failed: Bool, committedThrough seq: Int64? = nil) {
     condition.lock()
     let wasFailed = lastCommitFailed
     lastCommitFailed = failed
+    if let seq { newestCommittedSeq = seq }
     condition.unlock()
     if failed && !wasFailed { probePause = Self.firstProbeSeconds }
     if wasFailed && !failed { observer.recovered() }

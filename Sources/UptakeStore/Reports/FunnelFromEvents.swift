@@ -14,28 +14,30 @@ import UptakeCore
 public struct FunnelFromEvents {
   private struct Steps {
     var impressionTs = Int64.max
-    var impressionVersion = ""
+    /// Numbered by `upgrades.versions`.
+    var impressionVersion: Int32 = 0
     var downloadTs = Int64.max
     var upgradeTs = Int64.max
   }
 
-  private let target: Version?
+  /// One box's rules of versions (`UpgradeRule`), shared with its funnel.
+  private var upgrades: UpgradeRule
   private var installs: [String: Steps] = [:]
   private var downloads: [String: [Int64]] = [:]
-  private var versions: [String: Version?] = [:]
 
   public init(targetVersion: String?) {
-    target = targetVersion.flatMap(Version.init)
+    upgrades = UpgradeRule(target: targetVersion.flatMap(Version.init))
   }
 
   /// An impression of the update.
   public mutating func impression(install: String, at ts: Int64, appVersion: String) {
+    let version = upgrades.versions.number(appVersion)
     var steps = installs[install] ?? Steps()
     if ts < steps.impressionTs
-      || (ts == steps.impressionTs && isFirst(appVersion, before: steps.impressionVersion))
+      || (ts == steps.impressionTs && upgrades.isFirst(version, before: steps.impressionVersion))
     {
       steps.impressionTs = ts
-      steps.impressionVersion = appVersion
+      steps.impressionVersion = version
     }
     installs[install] = steps
   }
@@ -64,7 +66,8 @@ public struct FunnelFromEvents {
   /// Any event of the app (any update, any action) by an install.
   public mutating func event(install: String, at ts: Int64, appVersion: String) {
     guard var steps = installs[install], steps.downloadTs != .max, ts > steps.downloadTs,
-      ts < steps.upgradeTs, isUpgrade(appVersion, from: steps.impressionVersion)
+      ts < steps.upgradeTs,
+      upgrades.isUpgrade(upgrades.versions.number(appVersion), from: steps.impressionVersion)
     else { return }
     steps.upgradeTs = ts
     installs[install] = steps
@@ -82,31 +85,5 @@ public struct FunnelFromEvents {
     return FunnelResult(
       impressions: installs.count, downloads: downloaded, upgraded: hours.count,
       medianHoursToUpgrade: ReportQueries.median(hours))
-  }
-
-  private mutating func version(_ text: String) -> Version? {
-    if let known = versions[text] { return known }
-    let parsed = Version(text)
-    versions[text] = parsed
-    return parsed
-  }
-
-  private mutating func isUpgrade(_ reached: String, from base: String) -> Bool {
-    guard let reachedVersion = version(reached) else { return false }
-    if let target { return reachedVersion >= target }
-    guard let baseVersion = version(base) else { return false }
-    return reachedVersion > baseVersion
-  }
-
-  /// One box's order of impressions at one time: the lower version first,
-  /// a text that is no version before any version, and between equal
-  /// versions spelled apart, the lower text.
-  private mutating func isFirst(_ text: String, before other: String) -> Bool {
-    switch (version(text), version(other)) {
-    case (nil, .some): return true
-    case (.some, nil): return false
-    case (.some(let left), .some(let right)) where left != right: return left < right
-    default: return text.precedesInByteOrder(other)
-    }
   }
 }

@@ -33,11 +33,7 @@ extension ReportQueries {
         add(key.updateId, key.action.rawValue, counts.events, counts.firstTs, counts.lastTs)
         try checkSize(byUpdate.count)
       }
-      return byUpdate.sorted { $0.key.precedesInByteOrder($1.key) }.map {
-        UpdateSummary(
-          updateId: $0.key, firstSeenMs: $0.value.first, lastSeenMs: $0.value.last,
-          events: $0.value.events)
-      }
+      return UpdateSummary.sorted(byUpdate)
     }
   }
 
