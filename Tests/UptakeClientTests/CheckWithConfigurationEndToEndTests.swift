@@ -29,9 +29,11 @@ struct CheckWithConfigurationEndToEndTests {
   }
 
   /// Asks until the daemon has picked up the configuration (it polls the
-  /// database; the contract gives it a second).
+  /// database; the contract gives it a second). The deadline is generous
+  /// because a check that times out under a loaded CI machine also reads as
+  /// no update; the loop ends at the first prompt.
   private func checkUntilUpdate(_ client: UptakeClient) async throws -> UpdateDecision {
-    let deadline = Date().addingTimeInterval(3)
+    let deadline = Date().addingTimeInterval(20)
     var decision = await client.check()
     while decision == .noUpdate && Date() < deadline {
       try await Task.sleep(nanoseconds: 50_000_000)
@@ -84,8 +86,9 @@ struct CheckWithConfigurationEndToEndTests {
         baseURL: scene.daemon.baseURL, ingestKey: scene.daemon.ingestKey, appVersion: "1.4.9",
         platform: .ios, osVersion: "17.4", locale: "en", storageDirectory: storage,
         limits: .forTests()))
-    guard case .update(let prompt) = try await checkUntilUpdate(old) else {
-      Issue.record("expected a forced update")
+    let decision = try await checkUntilUpdate(old)
+    guard case .update(let prompt) = decision else {
+      Issue.record("expected a forced update, got \(decision)")
       return
     }
     #expect(prompt.isForced)
