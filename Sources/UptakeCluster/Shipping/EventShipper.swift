@@ -1,5 +1,3 @@
-import Foundation
-import UptakeCore
 import UptakeStore
 
 /// Ships a node's committed events from its spool (the SQLite database it
@@ -78,89 +76,29 @@ public final class EventShipper {
   /// it shipped, 0 when none wait.
   @discardableResult
   public func shipNextBlock() throws(ShippingError) -> Int {
-    let (rows, lastSeq, count): (Data, Int64, Int)
+    let block: EventBlock
     do {
-      (rows, lastSeq, count) = try readBlock(after: try shippedSeq())
+      block = try EventBlock.read(
+        from: spool, after: try shippedSeq(), limit: blockEvents, unnamedPrefix: nodeId)
     } catch {
       throw .spool(error)
     }
-    guard count > 0 else { return 0 }
-    try insert(rows)
+    guard block.count > 0 else { return 0 }
+    do {
+      try block.insert(into: layout)
+    } catch {
+      throw .cluster(error.failures)
+    }
     do {
       try spool.write { () throws(StoreError) in
         let record = try spool.statement("UPDATE cluster_spool SET shipped_seq = ?")
-        try record.bind(1, lastSeq)
+        try record.bind(1, block.lastSeq)
         try record.run()
       }
     } catch {
       throw .spool(error)
     }
-    return count
-  }
-
-  /// The events after `seq` as ClickHouse's JSONEachRow, one object a line.
-  private func readBlock(after seq: Int64) throws(StoreError) -> (Data, Int64, Int) {
-    try spool.read { () throws(StoreError) -> (Data, Int64, Int) in
-      let statement = try spool.statement(
-        """
-        SELECT e.seq, a.app_id, e.client_id, e.update_id, e.action, e.app_version, e.install_id,
-          e.platform, e.os_version, e.previous_app_version, e.is_test, e.ts, e.received_at
-        FROM events e JOIN apps a ON a.app_no = e.app_no
-        WHERE e.seq > ? ORDER BY e.seq LIMIT ?
-        """)
-      defer { statement.reset() }
-      try statement.bind(1, seq)
-      try statement.bind(2, blockEvents)
-      var rows = Data()
-      var last = seq
-      var count = 0
-      while try statement.step() {
-        last = statement.int64(0)
-        var json = JSONWriter()
-        json.beginObject()
-        json.member("app_id", statement.string(1))
-        // Sent without an id: one of this node's own, unique to it.
-        json.member("id", statement.optionalString(2) ?? "~\(nodeId):\(last)")
-        json.member("update_id", statement.string(3))
-        json.member("action", Action(rawValue: statement.int(4))?.name ?? "impression")
-        json.member("app_version", statement.string(5))
-        json.member("install_id", statement.optionalString(6) ?? "")
-        for (name, column) in [("platform", 7), ("os_version", 8), ("previous_app_version", 9)] {
-          json.key(name)
-          if let text = statement.optionalString(Int32(column)) {
-            json.value(text)
-          } else {
-            json.null()
-          }
-        }
-        json.member("is_test", statement.int(10))
-        let timestampMs = statement.int64(11)
-        json.key("ts_ms")
-        json.value(timestampMs)
-        json.key("received_ms")
-        json.value(statement.int64(12))
-        json.member("day", Timestamp.formatDate(dayNumber: Timestamp.dayNumber(ms: timestampMs)))
-        json.endObject()
-        rows.append(contentsOf: json.bytes)
-        rows.append(UInt8(ascii: "\n"))
-        count += 1
-      }
-      return (rows, last, count)
-    }
-  }
-
-  /// Inserts through the first server that answers: any server of the
-  /// cluster sends each event to its shard.
-  private func insert(_ rows: Data) throws(ShippingError) {
-    do {
-      try layout.fromFirstServer { server throws(ClickHouseError) in
-        try server.insert(
-          "INSERT INTO \(layout.insertTable) FORMAT JSONEachRow", data: rows,
-          settings: ["insert_distributed_sync": "1"])
-      }
-    } catch {
-      throw .cluster(error.failures)
-    }
+    return block.count
   }
 
   /// This spool's node id, made and kept on first use.
