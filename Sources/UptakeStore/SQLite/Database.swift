@@ -57,7 +57,7 @@ public final class Database {
     self.handle = handle
     self.path = path
     hasRollups = rollups && path != ":memory:"
-    try configure()
+    try configure(readOnly: readOnly)
     if hasRollups { try attachRollups(readOnly: readOnly) }
   }
 
@@ -145,7 +145,7 @@ public final class Database {
   /// How long a connection waits for another's lock before SQLITE_BUSY.
   static let busyTimeoutMilliseconds: Int32 = 5000
 
-  private func configure() throws(StoreError) {
+  private func configure(readOnly: Bool) throws(StoreError) {
     // A writer holding the lock (the daemon's batch writer, an import) blocks
     // others only for one transaction; waiting 5 s rides that out instead of
     // failing a CLI command or a report with SQLITE_BUSY.
@@ -153,8 +153,10 @@ public final class Database {
     try check(SQLFunctions.register(handle), sql: nil)
     // WAL lets reports read while the writer commits, and turns each commit
     // into one sequential append. The mode is stored in the file, so only the
-    // first open of a new file switches it.
-    try enableWriteAheadLog()
+    // first open of a new file switches it; a read-only connection cannot,
+    // and reads a file in whatever mode it is (a copy of a backup may not
+    // be in WAL).
+    if !readOnly { try enableWriteAheadLog() }
     // In WAL mode NORMAL still never corrupts the database; it syncs at
     // checkpoints rather than at every commit. We need FULL: a 200 on ingest
     // promises the events survive a power cut, so each commit is fsynced.
