@@ -60,6 +60,39 @@ public enum ClusterAppAdmin {
     return key
   }
 
+  /// What `adopt` did with an app.
+  public enum Adoption: Sendable, Equatable {
+    case added, alreadyThere, keysReplaced
+  }
+
+  /// Puts an app made elsewhere (in a one-box database moving into the
+  /// cluster) into the cluster with the keys it has, so its clients keep
+  /// working. An app the cluster holds with the same keys is left as it
+  /// is. One it holds with other keys is a conflict, unless
+  /// `replacingKeys`: then it takes these, and its own stop working.
+  public static func adopt(
+    _ appId: String, ingestKeyHash: String, readKeyHash: String, createdMs: Int64,
+    replacingKeys: Bool, in layout: ClusterLayout, nowMs: Int64
+  ) throws(Failure) -> Adoption {
+    let held = try find(appId, in: layout)
+    if let held, held.ingestKeyHash == ingestKeyHash, held.readKeyHash == readKeyHash {
+      return .alreadyThere
+    }
+    if held != nil && !replacingKeys {
+      throw .conflict(
+        "app \"\(appId)\" is in the cluster already with other keys (a node's first start makes"
+          + " an app \"default\" of its own); --replace-keys gives it the keys it has here, and"
+          + " the cluster's keys for it stop working")
+    }
+    try write(
+      ClusterApps.Record(
+        appId: appId, ingestKeyHash: ingestKeyHash, readKeyHash: readKeyHash,
+        createdMs: held?.createdMs ?? createdMs,
+        // Newer than the version it replaces, as in `rotate`.
+        version: max(UInt64(max(0, nowMs)), (held?.version ?? 0) + 1)), to: layout)
+    return held == nil ? .added : .keysReplaced
+  }
+
   /// Every app of the cluster, by app id.
   public static func list(_ layout: ClusterLayout) throws(Failure) -> [ClusterApps.Record] {
     do {

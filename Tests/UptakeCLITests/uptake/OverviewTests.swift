@@ -15,9 +15,10 @@ struct OverviewTests {
         usage: uptake COMMAND [options]
 
         Uptake's command line: manage apps and keys, export CSV summaries, show
-        reports, import events, load update configurations. Every command works on the database the daemon
-        writes (--db PATH, env UPTAKE_DB, default ./uptake.db), safely while it
-        runs.
+        reports, import events, load update configurations, move a one-box
+        database into a ClickHouse cluster. Every command works on the database
+        the daemon writes (--db PATH, env UPTAKE_DB, default ./uptake.db), safely
+        while it runs.
 
         commands:
           apps add         create an app and print its keys (shown only once)
@@ -30,6 +31,8 @@ struct OverviewTests {
           updates get      print an app's live update configuration
           updates history  list the versions of an app's update configuration
           updates status   show what the App Store serves in each watched country
+          migrate-to-clickhouse
+                           copy a one-box database into a ClickHouse cluster
 
         Run `uptake COMMAND --help` for a command's options.
         Exit codes: 0 ok, 64 usage, 65 bad input data, 66 database or input file
