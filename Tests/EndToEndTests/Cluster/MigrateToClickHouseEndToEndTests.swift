@@ -186,6 +186,22 @@ struct MigrateToClickHouseEndToEndTests {
         + (try Self.rowsAndDistinctIds(shards)).replacingOccurrences(of: "\t", with: " and "))
   }
 
+  @Test("a missing database exits 66 and is not made; an unreachable cluster exits 69")
+  func refusals() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let away = ["--clickhouse", "http://127.0.0.1:9"]
+    let missing = try uptake(["migrate-to-clickhouse", "--db", scratch.path("none.db")] + away)
+    #expect(missing.status == 66)
+    #expect(missing.standardError.contains("does not exist"), "\(missing.standardError)")
+    #expect(!FileManager.default.fileExists(atPath: scratch.path("none.db")))
+
+    try #require(try uptake(["apps", "add", "shop", "--db", scratch.databasePath]).status == 0)
+    let unreachable = try uptake(["migrate-to-clickhouse", "--db", scratch.databasePath] + away)
+    #expect(unreachable.status == 69)
+    #expect(unreachable.standardError.contains("cannot be reached"), "\(unreachable.standardError)")
+  }
+
   // MARK: - Figures
 
   /// What ingest answers, as far as these tests read it.
