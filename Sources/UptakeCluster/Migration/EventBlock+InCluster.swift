@@ -1,4 +1,3 @@
-import Foundation
 import UptakeCore
 
 extension EventBlock {
@@ -20,9 +19,10 @@ extension EventBlock {
     while start < keys.endIndex {
       let chunk = keys[start..<min(start + Self.keysPerQuery, keys.endIndex)]
       start = chunk.endIndex
-      let appIds = Set(chunk.map(\.appId)).sorted().map(Self.literal).joined(separator: ",")
-      let days = Set(chunk.map(\.day)).sorted().map(Self.literal).joined(separator: ",")
-      let ids = Set(chunk.map(\.id)).sorted().map(Self.literal).joined(separator: ",")
+      let appIds = Set(chunk.map(\.appId)).sorted().map(ClusterReports.quoted).joined(
+        separator: ",")
+      let days = Set(chunk.map(\.day)).sorted().map(ClusterReports.quoted).joined(separator: ",")
+      let ids = Set(chunk.map(\.id)).sorted().map(ClusterReports.quoted).joined(separator: ",")
       let sql = """
         SELECT app_id, toString(day), hex(id) FROM \(layout.database).events
         WHERE app_id IN (\(appIds)) AND day IN (\(days)) AND id IN (\(ids))
@@ -43,10 +43,4 @@ extension EventBlock {
     return present.intersection(keys)
   }
 
-  /// A ClickHouse string literal: backslashes and quotes escaped.
-  private static func literal(_ text: String) -> String {
-    "'"
-      + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'")
-      + "'"
-  }
 }

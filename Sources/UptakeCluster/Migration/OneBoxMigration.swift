@@ -44,8 +44,9 @@ public final class OneBoxMigration {
     }
   }
 
-  /// How long a run waits for the insert of a killed run to end.
-  static let killedInsertWaitSeconds = 120.0
+  /// How long a run waits for the insert of a killed run to end: a block
+  /// of 50,000 events takes a second or two; a server under load, longer.
+  static let earlierInsertWaitSeconds = 120.0
 
   private let source: OneBoxSource
   private let layout: ClusterLayout
@@ -146,13 +147,13 @@ public final class OneBoxMigration {
   private func shipEvents(_ outcome: inout Outcome, progress: (Int64, Int64) -> Void)
     throws(Failure)
   {
+    try waitForEarlierInserts()
     var recorded = try readProgress()
     let (pending, shippedBefore) = try countEvents(after: recorded.shippedSeq)
     outcome.eventsTotal = pending + shippedBefore
     var done = shippedBefore
     progress(done, outcome.eventsTotal)
     if recorded.mayHaveBlockInFlight {
-      try waitForKilledInsert()
       var seq = recorded.shippedSeq
       while seq < recorded.inFlightSeq {
         let block = try readBlock(after: seq, through: recorded.inFlightSeq)
@@ -240,9 +241,11 @@ public final class OneBoxMigration {
 
   /// ClickHouse goes on with an insert whose whole body it has read even
   /// when its client is gone; until it ends, the events it holds are not
-  /// visible, and would be shipped twice.
-  private func waitForKilledInsert() throws(Failure) {
-    let deadline = Date().addingTimeInterval(Self.killedInsertWaitSeconds)
+  /// visible, and would be shipped twice. Inserts that go on for longer
+  /// are likely another run's, still alive; this is no lock, though: two
+  /// runs at once may ship events twice.
+  private func waitForEarlierInserts() throws(Failure) {
+    let deadline = Date().addingTimeInterval(Self.earlierInsertWaitSeconds)
     while true {
       var running = 0
       do {
@@ -260,8 +263,8 @@ public final class OneBoxMigration {
       if running == 0 { return }
       guard Date() < deadline else {
         throw .cluster(
-          "an insert of an earlier run still runs on the cluster after"
-            + " \(Int(Self.killedInsertWaitSeconds)) s; try again later")
+          "inserts of another run of this migration have gone on for"
+            + " \(Int(Self.earlierInsertWaitSeconds)) s; run one at a time")
       }
       Thread.sleep(forTimeInterval: 0.2)
     }

@@ -87,6 +87,9 @@ struct MigrateToClickHouseEndToEndTests {
       arguments: flags)
     defer { node.stop() }
     #expect(node.ingestKey == nil, "the node found the migrated apps")
+    let spool = try uptake(["migrate-to-clickhouse", "--db", nodeScratch.databasePath] + flags)
+    #expect(spool.status == 65)
+    #expect(spool.standardError.contains("is a node's spool"), "\(spool.standardError)")
     try NodeShippingEndToEndTests.waitFor("the configuration on the node") {
       try HTTPClient().get(node.url("/v1/updates"), key: oneBox.readKey).text.contains(
         #""targetVersion":"2.1.0""#)
