@@ -90,7 +90,7 @@ public final class Service: @unchecked Sendable {
     }
     writer = try BatchWriter(
       database: writeConnection, limits: writerLimits, readGate: readGate,
-      observer: metrics.writerObserver(logger: logger))
+      gate: shipping?.backlog, observer: metrics.writerObserver(logger: logger))
 
     let clock: @Sendable () -> Int64 = { WallClock.nowMs() }
     let ingest = IngestHandler(

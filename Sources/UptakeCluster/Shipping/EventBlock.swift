@@ -3,8 +3,8 @@ import UptakeCore
 import UptakeStore
 
 /// A run of a SQLite database's events in seq order, as the cluster's
-/// `events` takes them (JSONEachRow, one object a line), with each event's
-/// key there: what a node ships from its spool (`EventShipper`) and what
+/// `events` takes them (`RowBinary`, in the order of `columns`), with each
+/// event's key there: what a node ships from its spool (`EventShipper`) and what
 /// `OneBoxMigration` copies from a one-box database, written in one place.
 public struct EventBlock: Sendable {
   /// An event's place in the cluster's `events`, whose sorting key is
@@ -20,9 +20,9 @@ public struct EventBlock: Sendable {
   public private(set) var keys: [Key] = []
   /// The seq of the block's last event (the seq read after when empty).
   public private(set) var lastSeq: Int64
-  private var rows = Data()
-  /// Where each event's line ends in `rows`.
-  private var lineEnds: [Int] = []
+  private var rows = RowBinary()
+  /// Where each event's row ends in `rows`.
+  private var rowEnds: [Int] = []
 
   public var count: Int { keys.count }
 
@@ -57,39 +57,38 @@ public struct EventBlock: Sendable {
     }
   }
 
+  /// The columns of `rows`, in their order.
+  static let columns =
+    "app_id, id, update_id, action, app_version, install_id, platform, os_version,"
+    + " previous_app_version, is_test, ts_ms, received_ms, day"
+
   private mutating func append(_ statement: Statement, unnamedPrefix: String) {
     lastSeq = statement.int64(0)
     let appId = statement.string(1)
     let id = statement.optionalString(2) ?? "~\(unnamedPrefix):\(lastSeq)"
     let timestampMs = statement.int64(11)
-    let day = Timestamp.formatDate(dayNumber: Timestamp.dayNumber(ms: timestampMs))
-    var json = JSONWriter()
-    json.beginObject()
-    json.member("app_id", appId)
-    json.member("id", id)
-    json.member("update_id", statement.string(3))
-    json.member("action", Action(rawValue: statement.int(4))?.name ?? "impression")
-    json.member("app_version", statement.string(5))
-    json.member("install_id", statement.optionalString(6) ?? "")
-    for (name, column) in [("platform", 7), ("os_version", 8), ("previous_app_version", 9)] {
-      json.key(name)
-      if let text = statement.optionalString(Int32(column)) {
-        json.value(text)
+    let dayNumber = Timestamp.dayNumber(ms: timestampMs)
+    rows.string(appId)
+    rows.string(id)
+    statement.withText(3) { rows.string($0) }
+    rows.byte(UInt8(Action(rawValue: statement.int(4))?.rawValue ?? 0))
+    statement.withText(5) { rows.string($0) }
+    // No installId is kept as '': the sorting and sharding keys cannot be
+    // NULL.
+    statement.withText(6) { rows.string($0) }
+    for column: Int32 in 7...9 {
+      if statement.isNull(column) {
+        rows.null()
       } else {
-        json.null()
+        statement.withText(column) { rows.present($0) }
       }
     }
-    json.member("is_test", statement.int(10))
-    json.key("ts_ms")
-    json.value(timestampMs)
-    json.key("received_ms")
-    json.value(statement.int64(12))
-    json.member("day", day)
-    json.endObject()
-    rows.append(contentsOf: json.bytes)
-    rows.append(UInt8(ascii: "\n"))
-    lineEnds.append(rows.count)
-    keys.append(Key(appId: appId, day: day, id: id))
+    rows.byte(statement.int(10) == 0 ? 0 : 1)
+    rows.int64(timestampMs)
+    rows.int64(statement.int64(12))
+    rows.date(dayNumber: dayNumber)
+    rowEnds.append(rows.data.count)
+    keys.append(Key(appId: appId, day: Timestamp.formatDate(dayNumber: dayNumber), id: id))
   }
 
   /// The block without the events whose keys are in `present`; its
@@ -98,10 +97,10 @@ public struct EventBlock: Sendable {
     var kept = EventBlock(after: lastSeq)
     var start = 0
     for (index, key) in keys.enumerated() {
-      defer { start = lineEnds[index] }
+      defer { start = rowEnds[index] }
       guard !present.contains(key) else { continue }
-      kept.rows.append(rows[start..<lineEnds[index]])
-      kept.lineEnds.append(kept.rows.count)
+      kept.rows.append(rows.data[start..<rowEnds[index]])
+      kept.rowEnds.append(kept.rows.data.count)
       kept.keys.append(key)
     }
     return kept
@@ -117,7 +116,8 @@ public struct EventBlock: Sendable {
     if let queryId { settings["query_id"] = queryId }
     try layout.fromFirstServer { server throws(ClickHouseError) in
       try server.insert(
-        "INSERT INTO \(layout.insertTable) FORMAT JSONEachRow", data: rows, settings: settings)
+        "INSERT INTO \(layout.insertTable) (\(Self.columns)) FORMAT RowBinary", data: rows.data,
+        settings: settings)
     }
   }
 }

@@ -58,6 +58,8 @@ public final class ShippingThread: @unchecked Sendable {
   private let spool: Database
   private let shipper: EventShipper
   private let logger: Logger
+  /// What the node's writer waits on under a flood.
+  public let backlog: ShippingBacklog
   private let condition = NSCondition()
   // Guarded by `condition`:
   private var status = Status()
@@ -96,6 +98,7 @@ public final class ShippingThread: @unchecked Sendable {
     self.logger = logger
     status.spoolBytes = try Self.spoolBytes(spool)
     status.shippedSeq = try shipper.shippedSeq()
+    backlog = ShippingBacklog(shippedSeq: status.shippedSeq)
     status.oldestWaitingReceivedMs = try shipper.oldestWaitingReceivedMs()
   }
 
@@ -183,6 +186,7 @@ public final class ShippingThread: @unchecked Sendable {
       }
       let shippedSeq = try shipper.shippedSeq()
       update { $0.shippedSeq = shippedSeq }
+      backlog.shipped(through: shippedSeq)
       while try shipper.trimShipped() > 0 {}
       succeeded(shipped: shipped)
       return shipped > 0 ? .shipped : .idle
@@ -219,6 +223,7 @@ public final class ShippingThread: @unchecked Sendable {
   }
 
   private func failed(_ message: String) {
+    backlog.unreachable()
     let first = update { status -> Bool in
       status.failedAttempts += 1
       defer { status.failure = message }

@@ -144,6 +144,8 @@ public final class BatchWriter: @unchecked Sendable {
   /// Whether this writer recorded the machine's boot so that its fold
   /// writes the rollups file unsynced (`UnsyncedRollups`).
   private let foldsUnsynced: Bool
+  /// What else the writer waits for before committing: a node's shipping.
+  private let gate: (any CommitGate)?
   /// The limits it runs with.
   public let limits: Limits
   private let observer: Observer
@@ -187,7 +189,7 @@ public final class BatchWriter: @unchecked Sendable {
   /// record for the whole database.
   public init(
     database: Database, limits: Limits = Limits(), readGate: ReadGate = ReadGate(),
-    foldsUnsynced: Bool = true, observer: Observer = Observer()
+    foldsUnsynced: Bool = true, gate: (any CommitGate)? = nil, observer: Observer = Observer()
   ) throws(StoreError) {
     // Its transactions lock the events file alone, so the fold thread's
     // never wait for them, nor they for the fold's.
@@ -217,6 +219,7 @@ public final class BatchWriter: @unchecked Sendable {
         observer: observer) : nil
     self.limits = limits
     self.readGate = readGate
+    self.gate = gate
     self.observer = observer
     rewinder = LogRewinder(database, schema: "main", maxHoldSeconds: limits.readHoldSeconds)
   }
@@ -307,6 +310,11 @@ public final class BatchWriter: @unchecked Sendable {
         atMost: 2 * limits.maxUnfoldedEvents, backlogWaitSeconds: Self.backlogWaitSeconds
       ) {
         isStopping
+      }
+      if let gate {
+        while !gate.waitForRoom(committedSeq: committedSeq, seconds: Self.backlogWaitSeconds)
+          && !isStopping
+        {}
       }
       guard let jobs = nextJobs() else { break }
       if !jobs.isEmpty { commit(jobs) }

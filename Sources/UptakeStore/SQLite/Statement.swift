@@ -111,7 +111,7 @@ public final class Statement {
 
   /// The column's text as bytes, valid only inside `body`: lets a fold
   /// look a value up without building a String for every row.
-  func withText<Result>(_ column: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> Result)
+  public func withText<Result>(_ column: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> Result)
     -> Result
   {
     let text = sqlite3_column_text(handle, column)
