@@ -1,4 +1,5 @@
 import Foundation
+import UptakeCluster
 import UptakeCore
 import UptakeStore
 
@@ -7,7 +8,8 @@ struct ImportCommand: Command {
   static let path = ["import"]
   static let summary = "load NDJSON events from a file or stdin"
   static let help = """
-    usage: uptake import --app APPID FILE|- [--db PATH] [--max-distinct-per-day N]
+    usage: uptake import --app APPID FILE|- [--db PATH | --clickhouse URL[,URL...]]
+                         [--max-distinct-per-day N]
 
     Reads one event per line, each a JSON object with the ingest fields
     (id, updateId, action, appVersion, installId, timestamp, osVersion,
@@ -27,25 +29,41 @@ struct ImportCommand: Command {
     shown there. At the end one line goes to stdout:
       accepted N, duplicates N, rejected N
 
+    With --clickhouse the events go into the cluster of uptaked nodes: they
+    are checked and their duplicates dropped in a scratch database first (in
+    TMPDIR, removed at the end), then shipped in blocks of 50000; an event
+    whose id the cluster holds already counts as a duplicate, so a file
+    imported twice, or again after an interrupted import, is stored once.
+    --max-distinct-per-day counts this import's own events only.
+
     options:
       --app APPID   the app the events belong to (required)
       --db PATH     SQLite file (env UPTAKE_DB, default ./uptake.db)
       --max-distinct-per-day N
                     the limit above; give the daemon's when it has one
                     (default 1000; 0 means the default; at most 1000000)
+    """ + ClusterArguments.help + """
 
-    exit codes: 0 done (also when lines were rejected), 64 usage, 65 unknown
-    app, 66 database or FILE missing, 69 database busy or full, 74 read error.
-    """
+      exit codes: 0 done (also when lines were rejected), 64 usage, 65 unknown
+      app, 66 database or FILE missing, 69 database busy or full, or the
+      cluster unreachable, 74 read error.
+      """
 
   /// Rejections shown on stderr; the rest are only counted.
   static let shownRejections = 10
 
   let input: AppInputArguments
   let maxDistinctPerDay: Int
+  let cluster: ClusterLayout?
 
   init(arguments: [String]) throws(CommandError) {
-    input = try AppInputArguments(arguments, extraValueFlags: ["--max-distinct-per-day"])
+    input = try AppInputArguments(
+      arguments, extraValueFlags: Set(["--max-distinct-per-day"]).union(ClusterArguments.valueFlags)
+    )
+    cluster = try ClusterArguments.layout(input.parsed)
+    if cluster != nil && input.parsed.value("--db") != nil {
+      throw .usage("give --db or --clickhouse, not both")
+    }
     guard let text = input.parsed.value("--max-distinct-per-day") else {
       maxDistinctPerDay = BatchWriter.Limits.bulkImport.maxDistinctPerDay
       return
@@ -59,13 +77,37 @@ struct ImportCommand: Command {
   }
 
   func run(_ output: inout CommandOutput) throws(CommandError) {
-    let database = try StoreAccess.open(input.databasePath)
-    let app = try StoreAccess.app(input.appId, in: database)
+    var limits = BatchWriter.Limits.bulkImport
+    limits.maxDistinctPerDay = maxDistinctPerDay
+    guard let cluster else {
+      let database = try StoreAccess.open(input.databasePath)
+      let app = try StoreAccess.app(input.appId, in: database)
+      let totals = try importLines(into: database, app: app, limits: limits, &output)
+      report(totals.stored, rejected: totals.rejected, shown: totals.shown, &output)
+      return
+    }
+    let spool = try ScratchSpool(cluster: try ClusterArguments.ready(cluster), appId: input.appId)
+    defer { spool.remove() }
+    // A spool does not fold: the cluster keeps the reports' aggregates.
+    limits.folds = false
+    let totals = try importLines(into: spool.database, app: spool.app, limits: limits, &output)
+    let shipped = try spool.ship(&output)
+    let stored = InsertOutcome(
+      accepted: Int(shipped.shipped),
+      duplicates: totals.stored.duplicates + Int(shipped.present))
+    report(stored, rejected: totals.rejected, shown: totals.shown, &output)
+  }
+
+  /// Reads the input's lines and stores their events in `database` for
+  /// `app`, through a writer of its own that is gone, and the database
+  /// closed, when this returns.
+  private func importLines(
+    into database: Database, app: AppRecord, limits: BatchWriter.Limits,
+    _ output: inout CommandOutput
+  ) throws(CommandError) -> (stored: InsertOutcome, rejected: Int, shown: Int) {
     // The daemon's writer and fold thread, tuned for one bulk load. It
     // keeps syncing the rollups file: a daemon may be writing it too.
     var writer: BatchWriter?
-    var limits = BatchWriter.Limits.bulkImport
-    limits.maxDistinctPerDay = maxDistinctPerDay
     do {
       writer = try BatchWriter(database: database, limits: limits, foldsUnsynced: false)
     } catch {
@@ -95,19 +137,25 @@ struct ImportCommand: Command {
     readerDone.wait()
     Self.closeOnceGone(database, writer: &writer)
     if descriptor != STDIN_FILENO { close(descriptor) }
-    if totals.rejected > totals.shown {
-      output.standardError("(\(totals.rejected - totals.shown) more rejected lines not shown)\n")
+    return totals
+  }
+
+  /// The closing lines: the rejections not shown, and the counts.
+  private func report(
+    _ stored: InsertOutcome, rejected: Int, shown: Int, _ output: inout CommandOutput
+  ) {
+    if rejected > shown {
+      output.standardError("(\(rejected - shown) more rejected lines not shown)\n")
     }
     output.standardOutput(
-      "accepted \(totals.stored.accepted), duplicates \(totals.stored.duplicates), "
-        + "rejected \(totals.rejected)\n")
+      "accepted \(stored.accepted), duplicates \(stored.duplicates), rejected \(rejected)\n")
   }
 
   /// Closes the connection once the finished `writer` is gone. Its thread
   /// lets go of it a moment after finishing, and until then its statements
   /// keep the connection open: a process exiting first leaves the log files
   /// behind, for the next opening to clean up (a 10M-event import did).
-  private static func closeOnceGone(_ database: Database, writer: inout BatchWriter?) {
+  static func closeOnceGone(_ database: Database, writer: inout BatchWriter?) {
     weak let finished = writer
     writer = nil
     let deadline = Date().addingTimeInterval(5)
