@@ -46,10 +46,10 @@ struct ClusterSchemaTests {
       let tables = try shards.query(index, "SHOW TABLES FROM uptake").split(separator: "\n")
       #expect(
         tables == [
-          "apps", "events", "events_local", "migrations", "report_hours",
-          "report_hours_local", "report_hours_view", "schema_migrations", "update_configs",
-          "update_days",
-          "update_days_local", "update_days_view",
+          "apps", "events", "events_local", "migrations", "report_days", "report_days_local",
+          "report_days_view", "report_hours", "report_hours_local", "report_hours_view",
+          "schema_migrations", "update_configs", "update_days", "update_days_local",
+          "update_days_view",
         ])
       let recorded = try shards.query(
         index, "SELECT name FROM uptake.schema_migrations ORDER BY name")

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import UptakeCluster
@@ -52,14 +53,24 @@ struct ShippingBacklogTests {
   }
 
   @Test("a writer waiting for room goes on when a block ships")
-  func shippingWakesTheWriter() async {
+  func shippingWakesTheWriter() {
     let backlog = ShippingBacklog(shippedSeq: 0, maxEvents: 100)
     backlog.shipped(through: 0)
-    let started = Date()
-    async let waited = Task.detached { backlog.waitForRoom(committedSeq: 150, seconds: 10) }.value
-    try? await Task.sleep(nanoseconds: 100_000_000)
+    let outcome = Mutex<(room: Bool, seconds: Double)?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    // A thread of its own, as the writer's: a task blocked in a wait
+    // would hold one of the few threads every test shares.
+    Thread.detachNewThread {
+      let started = Date()
+      let room = backlog.waitForRoom(committedSeq: 150, seconds: 10)
+      outcome.withLock { $0 = (room, Date().timeIntervalSince(started)) }
+      done.signal()
+    }
+    Thread.sleep(forTimeInterval: 0.1)
     backlog.shipped(through: 50)
-    #expect(await waited)
-    #expect(Date().timeIntervalSince(started) < 5, "woken by the block, not by the timeout")
+    #expect(done.wait(timeout: .now() + 20) == .success)
+    let waited = outcome.withLock { $0 }
+    #expect(waited?.room == true)
+    #expect((waited?.seconds ?? 10) < 5, "woken by the block, not by the 10 s timeout")
   }
 }

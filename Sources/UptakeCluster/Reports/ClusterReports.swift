@@ -3,7 +3,7 @@ import UptakeCore
 import UptakeStore
 
 /// The reports a node reads from the cluster's aggregates
-/// (schema/clickhouse/0004_update_days.sql), in the same rows as one
+/// (schema/clickhouse/0007_hashed_aggregates.sql), in the same rows as one
 /// box's `ReportQueries`, so the HTTP layer answers the same JSON and CSV.
 ///
 /// Every query needs every shard: ClickHouse refuses a distributed query
@@ -86,15 +86,16 @@ public struct ClusterReports: Sendable {
   }
 
   /// Events and distinct installs grouped by `keys`, in one box's order
-  /// (`ReportQueries.sorted`), from the hourly aggregates
-  /// (schema/clickhouse/0005_report_hours.sql).
+  /// (`ReportQueries.sorted`), from the hourly aggregates for an hourly
+  /// report and the daily ones otherwise
+  /// (schema/clickhouse/0007_hashed_aggregates.sql).
   public func grouped(
     appId: String, keys: [GroupKey], granularity: Granularity, range: DayRange, test: TestFilter
   ) throws(StoreError) -> [GroupedRow] {
     let hourly = granularity == .hour
     let columns = keys.map { key in
       switch key {
-      case .date: hourly ? "hour" : "intDiv(hour, 24)"
+      case .date: hourly ? "hour" : "toUInt32(day)"
       case .updateId: "update_id"
       case .action: "toUInt8(action)"
       case .appVersion: "app_version"
@@ -106,7 +107,8 @@ public struct ClusterReports: Sendable {
     let rows = try query(
       """
       SELECT \((columns + ["uniqExactMerge(ids)", "uniqExactIfMerge(installs)"]).joined(separator: ", "))
-      FROM \(layout.database).report_hours WHERE \(hourScope(appId: appId, range: range, test: test))
+      FROM \(layout.database).\(hourly ? "report_hours" : "report_days")
+      WHERE \(hourly ? hourScope(appId: appId, range: range, test: test) : scope(appId: appId, range: range, test: test))
       \(grouping)
       """)
     // Each shard's rows are its own groups' counts: summed by the keys.
@@ -144,12 +146,12 @@ public struct ClusterReports: Sendable {
   public func adoption(appId: String, range: DayRange, test: TestFilter) throws(StoreError)
     -> [AdoptionRow]
   {
-    let scope = hourScope(appId: appId, range: range, test: test)
+    let scope = scope(appId: appId, range: range, test: test)
     var versions: [Key: Int] = [:]
     for row in try query(
       """
-      SELECT intDiv(hour, 24) AS day, app_version, uniqExactIfMerge(installs)
-      FROM \(layout.database).report_hours WHERE \(scope)
+      SELECT toUInt32(day), app_version, uniqExactIfMerge(installs)
+      FROM \(layout.database).report_days WHERE \(scope)
       GROUP BY day, app_version
       """)
     {
@@ -160,8 +162,8 @@ public struct ClusterReports: Sendable {
     var active: [Int64: Int] = [:]
     for row in try query(
       """
-      SELECT intDiv(hour, 24) AS day, uniqExactIfMerge(installs)
-      FROM \(layout.database).report_hours WHERE \(scope)
+      SELECT toUInt32(day), uniqExactIfMerge(installs)
+      FROM \(layout.database).report_days WHERE \(scope)
       GROUP BY day
       """)
     {

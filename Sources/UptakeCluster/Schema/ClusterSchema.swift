@@ -59,7 +59,10 @@ public enum ClusterSchema {
             of: "{update_days_engine}", with: layout.readEngine(over: "update_days_local")
           )
           .replacingOccurrences(
-            of: "{report_hours_engine}", with: layout.readEngine(over: "report_hours_local"))
+            of: "{report_hours_engine}", with: layout.readEngine(over: "report_hours_local")
+          )
+          .replacingOccurrences(
+            of: "{report_days_engine}", with: layout.readEngine(over: "report_days_local"))
       }
   }
 }
