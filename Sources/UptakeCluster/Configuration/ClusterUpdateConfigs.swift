@@ -20,6 +20,21 @@ public enum ClusterUpdateConfigs {
       self.createdMs = createdMs
       self.document = document
     }
+
+    /// The document read again. Nil only when it no longer passes this
+    /// build's validation, as for one box's `StoredUpdateConfiguration`.
+    public var configuration: UpdateConfiguration? {
+      try? UpdateConfigurationDecoder.decode(Array(document.utf8)).get()
+    }
+  }
+
+  /// Every version of one app's configuration, oldest first (the last is
+  /// live), from every server that answers, as `read` takes them. Throws
+  /// when no server answers.
+  public static func versions(of appId: String, in layout: ClusterLayout)
+    throws(ClickHouseError) -> [Record]
+  {
+    try read(layout, after: [:]).filter { $0.appId == appId }
   }
 
   /// Stores `document` as the app's next version on every server; returns

@@ -66,14 +66,7 @@ struct UpdatesGetCommand: Command {
   /// database.
   private func storedVersion() throws(CommandError) -> (version: Int64, document: String)? {
     if let cluster {
-      let cluster = try ClusterArguments.ready(cluster)
-      try ClusterArguments.requireApp(appId, in: cluster)
-      let versions: [ClusterUpdateConfigs.Record]
-      do {
-        versions = try ClusterUpdateConfigs.read(cluster, after: [:]).filter { $0.appId == appId }
-      } catch {
-        throw .cluster(.cluster(error))
-      }
+      let versions = try ClusterArguments.configurationVersions(of: appId, in: cluster)
       let found = version.map { wanted in versions.first { $0.version == wanted } } ?? versions.last
       return found.map { ($0.version, $0.document) }
     }

@@ -63,6 +63,22 @@ extension ClusterArguments {
   }
 }
 
+extension ClusterArguments {
+  /// Every version of the app's configuration in the cluster, oldest
+  /// first, its schema made and the app checked first.
+  static func configurationVersions(of appId: String, in layout: ClusterLayout)
+    throws(CommandError) -> [ClusterUpdateConfigs.Record]
+  {
+    let layout = try ready(layout)
+    try requireApp(appId, in: layout)
+    do {
+      return try ClusterUpdateConfigs.versions(of: appId, in: layout)
+    } catch {
+      throw .cluster(.cluster(error))
+    }
+  }
+}
+
 extension CommandError {
   /// Maps a change the cluster refused: an app that exists or does not is
   /// bad input, a cluster that cannot be reached is "unavailable".
