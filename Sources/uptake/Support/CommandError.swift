@@ -15,9 +15,13 @@ struct CommandError: Error {
     CommandError(message: message, exitCode: ExitCode.dataError)
   }
 
-  /// Maps a store failure: a busy or full database is "unavailable", an
-  /// unknown app is bad input, anything else an I/O error.
+  /// Maps a store failure: a busy or full database, or a cluster that
+  /// cannot answer in full, is "unavailable", an unknown app is bad input,
+  /// anything else an I/O error.
   static func store(_ error: StoreError) -> CommandError {
+    if case .clusterUnavailable = error {
+      return CommandError(message: error.description, exitCode: ExitCode.unavailable)
+    }
     if error.isUnavailable {
       return CommandError(message: error.description, exitCode: ExitCode.unavailable)
     }
