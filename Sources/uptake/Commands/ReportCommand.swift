@@ -1,4 +1,5 @@
 import Foundation
+import UptakeCluster
 import UptakeCore
 import UptakeStore
 
@@ -8,7 +9,8 @@ struct ReportCommand: Command {
   static let summary = "show an app's updates, or one update, as tables"
   static let help = """
     usage: uptake report --app APPID [--update ID] [--from YYYY-MM-DD]
-                         [--to YYYY-MM-DD] [--test exclude|include|only] [--db PATH]
+                         [--to YYYY-MM-DD] [--test exclude|include|only]
+                         [--db PATH | --clickhouse URL[,URL...]]
 
     Without --update: every update with events in the range, with its first
     and last event, its events by action, and its download, later and ignore
@@ -19,7 +21,9 @@ struct ReportCommand: Command {
     of those the ones that downloaded, of those the ones seen later on a
     higher version, and the median hours from prompt to that version.
     The figures are those of GET /v1/updates, /v1/updates/{id} and
-    /v1/updates/{id}/funnel.
+    /v1/updates/{id}/funnel. With --clickhouse they are read from the
+    cluster, with its live configuration, and print as one box's would for
+    the same events.
 
     options:
       --app APPID          the app (required)
@@ -27,17 +31,23 @@ struct ReportCommand: Command {
       --from, --to DATE    inclusive UTC dates (default: the last 30 days)
       --test MODE          test events: exclude (default), include, only
       --db PATH            SQLite file (env UPTAKE_DB, default ./uptake.db)
-    """
+    """ + ClusterArguments.help + "\n\n" + """
+      exit codes: 0 printed, 64 usage, 65 unknown app, 66 database missing,
+      69 database busy (or the cluster cannot answer in full), 74 I/O error.
+      """
 
   let appId: String
   let updateId: String?
   let range: DayRange
   let test: TestFilter
   let databasePath: String
+  let cluster: ClusterLayout?
 
   init(arguments: [String]) throws(CommandError) {
     let parsed = try Arguments(
-      arguments, valueFlags: ReportOptions.valueFlags.union(["--update"]), booleanFlags: [])
+      arguments,
+      valueFlags: ReportOptions.valueFlags.union(["--update"]).union(ClusterArguments.valueFlags),
+      booleanFlags: [])
     guard parsed.positionals.isEmpty else {
       throw .usage("unexpected argument \(parsed.positionals[0])")
     }
@@ -49,21 +59,16 @@ struct ReportCommand: Command {
     range = try ReportOptions.range(parsed)
     test = try ReportOptions.test(parsed)
     databasePath = parsed.databasePath
+    cluster = try ClusterArguments.layout(parsed)
   }
 
   func run(_ output: inout CommandOutput) throws(CommandError) {
-    let database = try StoreAccess.open(databasePath)
-    let app = try StoreAccess.app(appId, in: database)
-    let queries = ReportQueries(database: database)
+    let source = try ReportSource(appId: appId, databasePath: databasePath, cluster: cluster)
     do {
-      let configuration = try UpdateConfigStore.live(appNo: app.appNo, in: database)?
-        .configuration
       if let updateId {
-        output.standardOutput(
-          try updateReport(
-            updateId, app: app, queries, entry: configuration?.entry(updateId: updateId)))
+        output.standardOutput(try updateReport(updateId, source))
       } else {
-        output.standardOutput(try updatesReport(app: app, queries, configuration: configuration))
+        output.standardOutput(try updatesReport(source))
       }
     } catch {
       throw .store(error)
@@ -71,10 +76,9 @@ struct ReportCommand: Command {
   }
 
   /// Every update in the range, one line each.
-  private func updatesReport(
-    app: AppRecord, _ queries: ReportQueries, configuration: UpdateConfiguration?
-  ) throws(StoreError) -> String {
-    let updates = try queries.updates(appNo: app.appNo, range: range, test: test)
+  private func updatesReport(_ source: ReportSource) throws(StoreError) -> String {
+    let configuration = source.configuration
+    let updates = try source.updates(range: range, test: test)
     // The configuration's columns appear only for an app that has one.
     var table = TextTable(
       [.text("UPDATE"), .text("FIRST SEEN"), .text("LAST SEEN")]
@@ -82,8 +86,7 @@ struct ReportCommand: Command {
         + Self.rated.map { .number($0.name.uppercased() + "%") }
         + (configuration == nil ? [] : [.text("PLATFORM"), .text("TARGET"), .text("OPTION")]))
     for update in updates {
-      let detail = try queries.update(
-        appNo: app.appNo, updateId: update.updateId, range: range, test: test)
+      let detail = try source.update(update.updateId, range: range, test: test)
       let entry = configuration?.entry(updateId: update.updateId)
       table.append(
         [
@@ -97,18 +100,17 @@ struct ReportCommand: Command {
               entry?.option.name ?? Self.none,
             ]))
     }
-    return title("updates of app \(app.appId)") + "\n" + table.text
+    return title("updates of app \(source.appId)") + "\n" + table.text
   }
 
   /// One update: by action, by day, and its funnel.
-  private func updateReport(
-    _ updateId: String, app: AppRecord, _ queries: ReportQueries, entry: UpdateEntry?
-  ) throws(StoreError) -> String {
-    let detail = try queries.update(
-      appNo: app.appNo, updateId: updateId, range: range, test: test)
-    let funnel = try queries.funnel(
-      appNo: app.appNo, updateId: updateId, range: range, test: test,
-      targetVersion: entry?.latestVersion.text)
+  private func updateReport(_ updateId: String, _ source: ReportSource) throws(StoreError)
+    -> String
+  {
+    let entry = source.configuration?.entry(updateId: updateId)
+    let detail = try source.update(updateId, range: range, test: test)
+    let funnel = try source.funnel(
+      updateId, range: range, test: test, targetVersion: entry?.latestVersion.text)
 
     var actions = TextTable([
       .text("ACTION"), .number("EVENTS"), .number("INSTALLS"), .number("RATE"),
@@ -132,7 +134,7 @@ struct ReportCommand: Command {
       String(funnel.impressions), String(funnel.downloads), String(funnel.upgraded),
       funnel.medianHoursToUpgrade.map { String(format: "%.1f", $0) } ?? Self.none,
     ])
-    var heading = title("update \(updateId) of app \(app.appId)")
+    var heading = title("update \(updateId) of app \(source.appId)")
     if let entry {
       heading +=
         "configured for \(entry.platform.rawValue): target version \(entry.latestVersion.text), "

@@ -101,6 +101,19 @@ struct ReportCommandsTests {
     #expect(report.databasePath == "a.db")
   }
 
+  @Test("report --clickhouse URL[,URL...] reads the cluster; without it, the database")
+  func reportInCluster() throws {
+    #expect(try ReportCommand(arguments: ["--app", "shop"]).cluster == nil)
+    let report = try ReportCommand(arguments: [
+      "--app", "shop", "--update", "u1", "--clickhouse", "http://a:8123,http://b:8123",
+      "--clickhouse-database", "events", "--clickhouse-cluster", "uptake",
+    ])
+    let cluster = try #require(report.cluster)
+    #expect(cluster.servers.map(\.url.absoluteString) == ["http://a:8123", "http://b:8123"])
+    #expect(cluster.database == "events")
+    #expect(cluster.cluster == "uptake")
+  }
+
   @Test(
     "report refuses",
     arguments: [
@@ -111,6 +124,10 @@ struct ReportCommandsTests {
       (["--app", "shop", "--test", "yes"], "--test: use exclude, include or only"),
       (["--app", "shop", "--group-by", "date"], "unknown option --group-by"),
       (["--app", "shop", "--since-last", "state"], "unknown option --since-last"),
+      (
+        ["--app", "shop", "--clickhouse", "ch1:8123"],
+        #"--clickhouse needs http://HOST:PORT URLs separated by commas, not "ch1:8123""#
+      ),
     ])
   func reportRefuses(arguments: [String], message: String) {
     #expect(refusal(ReportCommand.self, arguments) == .usage(message))
