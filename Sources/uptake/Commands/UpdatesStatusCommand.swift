@@ -1,4 +1,5 @@
 import Foundation
+import UptakeCluster
 import UptakeCore
 import UptakeStore
 
@@ -7,7 +8,7 @@ struct UpdatesStatusCommand: Command {
   static let path = ["updates", "status"]
   static let summary = "show what the App Store serves in each watched country"
   static let help = """
-    usage: uptake updates status --app APPID [--db PATH]
+    usage: uptake updates status --app APPID [--db PATH | --clickhouse URL[,URL...]]
 
     For each entry of the app's live configuration that names its App Store
     app (appStore), one line per watched country: whether a version is live
@@ -18,10 +19,19 @@ struct UpdatesStatusCommand: Command {
     the daemon has kept in the database. Checks offer a country only its
     live version, never above latestVersion.
 
+    With --clickhouse, the watched entries and countries of the cluster's
+    live configuration, with the App Store app and its grace, but not what
+    the store serves: each node looks the store up itself and keeps what it
+    saw in its own --db, so run the command with that --db on a node to see
+    it. A note on stderr says so.
+
     options:
       --app APPID   the app (required)
       --db PATH     SQLite file (env UPTAKE_DB, default ./uptake.db)
-    """
+    """ + ClusterArguments.help + "\n\n" + """
+      exit codes: 0 shown, 64 usage, 65 unknown app, 66 database missing,
+      69 database busy (or no ClickHouse server answers), 74 I/O error.
+      """
 
   let arguments: AppArguments
 
@@ -30,6 +40,10 @@ struct UpdatesStatusCommand: Command {
   }
 
   func run(_ output: inout CommandOutput) throws(CommandError) {
+    if let cluster = arguments.cluster {
+      try runInCluster(cluster, &output)
+      return
+    }
     let database = try StoreAccess.open(arguments.databasePath)
     let app = try StoreAccess.app(arguments.appId, in: database)
     let entries: [UpdateEntry]
@@ -43,8 +57,7 @@ struct UpdatesStatusCommand: Command {
     }
     let watched = entries.filter { $0.appStore != nil }
     guard !watched.isEmpty else {
-      output.standardOutput(
-        "no entry of \(arguments.appId)'s live configuration names its App Store app (appStore)\n")
+      output.standardOutput(noneWatched)
       return
     }
     let now = WallClock.nowMs()
@@ -63,6 +76,40 @@ struct UpdatesStatusCommand: Command {
       }
     }
     output.standardOutput(table.text)
+  }
+
+  /// The cluster's live configuration, without the lookups' state, which
+  /// the cluster does not hold: the nodes keep it each in their own database.
+  private func runInCluster(_ cluster: ClusterLayout, _ output: inout CommandOutput)
+    throws(CommandError)
+  {
+    let live = try ClusterArguments.configurationVersions(of: arguments.appId, in: cluster).last
+    let watched = (live?.configuration?.entries ?? []).filter { $0.appStore != nil }
+    guard !watched.isEmpty else {
+      output.standardOutput(noneWatched)
+      return
+    }
+    var table = TextTable([
+      .text("PLATFORM"), .text("COUNTRY"), .text("LATEST"), .text("APP STORE APP"),
+      .number("GRACE HOURS"),
+    ])
+    for entry in watched {
+      let watch = entry.appStore!
+      for country in watch.countries {
+        table.append([
+          entry.platform.rawValue, country, entry.latestVersion.text, watch.appId,
+          String(watch.graceHours),
+        ])
+      }
+    }
+    output.standardOutput(table.text)
+    output.standardError(
+      "what the App Store serves is kept by each node in its own database: "
+        + "run uptake updates status --db PATH on a node\n")
+  }
+
+  private var noneWatched: String {
+    "no entry of \(arguments.appId)'s live configuration names its App Store app (appStore)\n"
   }
 
   private static func row(

@@ -10,7 +10,7 @@ private var commands: [any Command.Type] {
   [
     AppsAddCommand.self, AppsListCommand.self, AppsRotateCommand.self, ExportCommand.self,
     ReportCommand.self, ImportCommand.self, UpdatesPutCommand.self, UpdatesGetCommand.self,
-    UpdatesHistoryCommand.self,
+    UpdatesHistoryCommand.self, UpdatesStatusCommand.self,
   ]
 }
 

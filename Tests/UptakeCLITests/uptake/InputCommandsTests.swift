@@ -75,10 +75,22 @@ struct InputCommandsTests {
     #expect(refusal(UpdatesGetCommand.self, arguments) == .usage(message))
   }
 
-  @Test("updates history --app APPID")
+  @Test("updates history|status --app APPID [--db PATH | --clickhouse URL[,URL...]]")
   func history() throws {
-    #expect(try UpdatesHistoryCommand(arguments: ["--app", "shop"]).arguments.appId == "shop")
+    let history = try UpdatesHistoryCommand(arguments: ["--app", "shop", "--db", "a.db"])
+    #expect(history.arguments.appId == "shop")
+    #expect(history.arguments.databasePath == "a.db")
+    #expect(history.arguments.cluster == nil)
     #expect(try UpdatesStatusCommand(arguments: ["--app", "shop"]).arguments.appId == "shop")
+    let cluster = ["--app", "shop", "--clickhouse", "http://a:8123", "--clickhouse-cluster", "c"]
+    for parsed in [
+      try UpdatesHistoryCommand(arguments: cluster).arguments,
+      try UpdatesStatusCommand(arguments: cluster).arguments,
+    ] {
+      #expect(parsed.cluster?.servers.map(\.url.absoluteString) == ["http://a:8123"])
+      #expect(parsed.cluster?.cluster == "c")
+      #expect(parsed.cluster?.database == "uptake")
+    }
   }
 
   @Test(
