@@ -19,11 +19,11 @@ struct UpdatesGetCommand: Command {
       --app APPID   the app (required)
       --version N   an earlier version (see uptake updates history)
       --db PATH     SQLite file (env UPTAKE_DB, default ./uptake.db)
-
-    exit codes: 0 printed, 64 usage, 65 unknown app, 66 database missing or
-    no configuration (or no such version), 69 database busy (or no ClickHouse
-    server answers), 74 I/O error.
-    """ + ClusterArguments.help
+    """ + ClusterArguments.help + "\n\n" + """
+      exit codes: 0 printed, 64 usage, 65 unknown app, 66 database missing or
+      no configuration (or no such version), 69 database busy (or no ClickHouse
+      server answers), 74 I/O error.
+      """
 
   let appId: String
   let version: Int64?

@@ -23,11 +23,11 @@ struct UpdatesPutCommand: Command {
     options:
       --app APPID   the app (required)
       --db PATH     SQLite file (env UPTAKE_DB, default ./uptake.db)
-
-    exit codes: 0 stored, 64 usage, 65 invalid document or unknown app,
-    66 database or FILE missing, 69 database busy or full (or no ClickHouse
-    server answers), 74 I/O error.
-    """ + ClusterArguments.help
+    """ + ClusterArguments.help + "\n\n" + """
+      exit codes: 0 stored, 64 usage, 65 invalid document or unknown app,
+      66 database or FILE missing, 69 database busy or full (or no ClickHouse
+      server answers), 74 I/O error.
+      """
 
   let input: AppInputArguments
   let cluster: ClusterLayout?
