@@ -26,7 +26,7 @@ let overview = """
   reports, import events, load update configurations, move a one-box
   database into a ClickHouse cluster. Every command works on the database
   the daemon writes (--db PATH, env UPTAKE_DB, default ./uptake.db), safely
-  while it runs.
+  while it runs, or in a cluster of nodes (--clickhouse URL[,URL...]).
 
   commands:
   \(commands.map(overviewLine).joined(separator: "\n"))

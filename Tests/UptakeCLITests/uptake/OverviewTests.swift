@@ -18,7 +18,7 @@ struct OverviewTests {
         reports, import events, load update configurations, move a one-box
         database into a ClickHouse cluster. Every command works on the database
         the daemon writes (--db PATH, env UPTAKE_DB, default ./uptake.db), safely
-        while it runs.
+        while it runs, or in a cluster of nodes (--clickhouse URL[,URL...]).
 
         commands:
           apps add         create an app and print its keys (shown only once)
