@@ -10,8 +10,9 @@ import UptakeCore
 ///
 /// Feed it every event of the range in any order; an event given twice
 /// (the cluster holds a duplicate until its merges) changes nothing, as
-/// every step takes a first time.
-public struct FunnelFromEvents {
+/// every step takes a first time. An install is whatever stands for it:
+/// its installId, or a 64-bit hash of it as one box's `installKey` is.
+public struct FunnelFromEvents<Install: Hashable> {
   private struct Steps {
     var impressionTs = Int64.max
     /// Numbered by `upgrades.versions`.
@@ -22,15 +23,15 @@ public struct FunnelFromEvents {
 
   /// One box's rules of versions (`UpgradeRule`), shared with its funnel.
   private var upgrades: UpgradeRule
-  private var installs: [String: Steps] = [:]
-  private var downloads: [String: [Int64]] = [:]
+  private var installs: [Install: Steps] = [:]
+  private var downloads: [Install: [Int64]] = [:]
 
   public init(targetVersion: String?) {
     upgrades = UpgradeRule(target: targetVersion.flatMap(Version.init))
   }
 
   /// An impression of the update.
-  public mutating func impression(install: String, at ts: Int64, appVersion: String) {
+  public mutating func impression(install: Install, at ts: Int64, appVersion: String) {
     let version = upgrades.versions.number(appVersion)
     var steps = installs[install] ?? Steps()
     if ts < steps.impressionTs
@@ -43,7 +44,7 @@ public struct FunnelFromEvents {
   }
 
   /// A download of the update; matched once every impression is in.
-  public mutating func download(install: String, at ts: Int64) {
+  public mutating func download(install: Install, at ts: Int64) {
     downloads[install, default: []].append(ts)
   }
 
@@ -59,17 +60,26 @@ public struct FunnelFromEvents {
 
   /// The installs whose download was matched: those whose later events
   /// `event` needs.
-  public var downloaders: [String] {
+  public var downloaders: [Install] {
     installs.filter { $0.value.downloadTs != .max }.map(\.key)
   }
 
   /// Any event of the app (any update, any action) by an install.
-  public mutating func event(install: String, at ts: Int64, appVersion: String) {
-    guard var steps = installs[install], steps.downloadTs != .max, ts > steps.downloadTs,
-      ts < steps.upgradeTs,
+  public mutating func event(install: Install, at ts: Int64, appVersion: String) {
+    events(install: install, at: CollectionOfOne(ts), appVersion: appVersion)
+  }
+
+  /// Events of the app by an install on one version, at `times` in any
+  /// order: the version is looked up once for all of them.
+  public mutating func events(
+    install: Install, at times: some Sequence<Int64>, appVersion: String
+  ) {
+    guard var steps = installs[install], steps.downloadTs != .max,
       upgrades.isUpgrade(upgrades.versions.number(appVersion), from: steps.impressionVersion)
     else { return }
-    steps.upgradeTs = ts
+    for ts in times where ts > steps.downloadTs && ts < steps.upgradeTs {
+      steps.upgradeTs = ts
+    }
     installs[install] = steps
   }
 
