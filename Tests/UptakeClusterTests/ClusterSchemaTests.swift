@@ -48,8 +48,7 @@ struct ClusterSchemaTests {
         tables == [
           "apps", "events", "events_local", "migrations", "report_days", "report_days_local",
           "report_days_view", "report_hours", "report_hours_local", "report_hours_view",
-          "schema_migrations", "update_configs", "update_days", "update_days_local",
-          "update_days_view",
+          "schema_migrations", "update_configs",
         ])
       let recorded = try shards.query(
         index, "SELECT name FROM uptake.schema_migrations ORDER BY name")

@@ -28,7 +28,7 @@ public struct ClusterReports: Sendable {
       """
       SELECT update_id, toUInt8(action), uniqExactMerge(ids), minMerge(first_ms),
         maxMerge(last_ms)
-      FROM \(layout.database).update_days
+      FROM \(layout.database).report_days
       WHERE \(scope(appId: appId, range: range, test: test))
       GROUP BY day, update_id, action
       """)
@@ -59,7 +59,7 @@ public struct ClusterReports: Sendable {
     for row in try query(
       """
       SELECT toUInt32(day), toUInt8(action), uniqExactMerge(ids)
-      FROM \(layout.database).update_days WHERE \(scope)
+      FROM \(layout.database).report_days WHERE \(scope)
       GROUP BY day, action
       """)
     {
@@ -72,7 +72,7 @@ public struct ClusterReports: Sendable {
     for row in try query(
       """
       SELECT toUInt8(action), uniqExactIfMerge(installs)
-      FROM \(layout.database).update_days WHERE \(scope)
+      FROM \(layout.database).report_days WHERE \(scope)
       GROUP BY action
       """)
     {
