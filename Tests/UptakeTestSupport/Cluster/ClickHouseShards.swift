@@ -17,7 +17,7 @@ public final class ClickHouseShards: @unchecked Sendable {
     public var url: URL { URL(string: "http://127.0.0.1:\(httpPort)")! }
   }
 
-  public let shards: [Shard]
+  public private(set) var shards: [Shard]
   private let scratch: ScratchDirectory
   private let client = HTTPClient(timeout: 30)
   /// The running servers' process ids, by shard.
@@ -29,8 +29,36 @@ public final class ClickHouseShards: @unchecked Sendable {
       throw Problem("\(Self.executable) is missing: install clickhouse-server (tools/install-deps)")
     }
     scratch = try ScratchDirectory()
+    shards = try Self.layout(count, in: scratch)
+    pids = Array(repeating: nil, count: count)
+    try Self.usersXML.write(to: scratch.appending("users.xml"), atomically: true, encoding: .utf8)
+    // A port picked free may be taken by another test before the server
+    // binds it: then every shard starts again on new ones.
+    for attempt in 1... {
+      do {
+        for index in shards.indices {
+          try configXML(for: shards[index]).write(
+            to: shards[index].directory.appending(path: "config.xml"), atomically: true,
+            encoding: .utf8)
+        }
+        for index in shards.indices { try start(index) }
+        return
+      } catch let problem as Problem
+        where attempt < 5 && problem.description.contains("Address already in use")
+      {
+        for index in pids.indices { stop(index) }
+        shards = try Self.layout(count, in: scratch)
+      } catch {
+        stopAll()
+        throw error
+      }
+    }
+  }
+
+  /// `count` shards on ports free now, each with a directory of its own.
+  private static func layout(_ count: Int, in scratch: ScratchDirectory) throws -> [Shard] {
     var shards: [Shard] = []
-    var ports = try Self.freePorts(count * 3)
+    var ports = try freePorts(count * 3)
     for index in 0..<count {
       let directory = scratch.appending("shard\(index + 1)")
       try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -39,20 +67,7 @@ public final class ClickHouseShards: @unchecked Sendable {
           httpPort: ports.removeFirst(), tcpPort: ports.removeFirst(),
           interserverPort: ports.removeFirst(), directory: directory))
     }
-    self.shards = shards
-    pids = Array(repeating: nil, count: count)
-    try Self.usersXML.write(to: scratch.appending("users.xml"), atomically: true, encoding: .utf8)
-    for index in shards.indices {
-      try configXML(for: shards[index]).write(
-        to: shards[index].directory.appending(path: "config.xml"), atomically: true,
-        encoding: .utf8)
-    }
-    do {
-      for index in shards.indices { try start(index) }
-    } catch {
-      stopAll()
-      throw error
-    }
+    return shards
   }
 
   deinit { stopAll() }
