@@ -54,28 +54,33 @@ public struct ClusterReports: Sendable {
   {
     let scope =
       "\(scope(appId: appId, range: range, test: test)) AND update_id = \(Self.quoted(updateId))"
+    let (installRows, dayRows) = try bothAtOnce(
+      { [self] () throws(StoreError) in
+        try query(
+          """
+          SELECT toUInt8(action), uniqExactIfMerge(installs)
+          FROM \(layout.database).report_days WHERE \(scope)
+          GROUP BY action
+          """)
+      },
+      { () throws(StoreError) in
+        try query(
+          """
+          SELECT toUInt32(day), toUInt8(action), uniqExactMerge(ids)
+          FROM \(layout.database).report_days WHERE \(scope)
+          GROUP BY day, action
+          """)
+      })
     var byDay: [Int64: [Int]] = [:]
     var actions = Array(repeating: ActionCounts(), count: Action.allCases.count)
-    for row in try query(
-      """
-      SELECT toUInt32(day), toUInt8(action), uniqExactMerge(ids)
-      FROM \(layout.database).report_days WHERE \(scope)
-      GROUP BY day, action
-      """)
-    {
+    for row in dayRows {
       guard row.count == 3, let day = Int64(row[0]), let action = Int(row[1]), action < 4,
         let events = Int(row[2])
       else { continue }
       byDay[day, default: [0, 0, 0, 0]][action] += events
       actions[action].events += events
     }
-    for row in try query(
-      """
-      SELECT toUInt8(action), uniqExactIfMerge(installs)
-      FROM \(layout.database).report_days WHERE \(scope)
-      GROUP BY action
-      """)
-    {
+    for row in installRows {
       guard row.count == 2, let action = Int(row[0]), action < 4, let installs = Int(row[1])
       else { continue }
       actions[action].installs += installs
@@ -103,24 +108,47 @@ public struct ClusterReports: Sendable {
       case .osVersion: "os_version"
       }
     }
+    let table = "\(layout.database).\(hourly ? "report_hours" : "report_days")"
+    let rows =
+      hourly
+      ? hourScope(appId: appId, range: range, test: test)
+      : scope(appId: appId, range: range, test: test)
     let grouping = columns.isEmpty ? "" : "GROUP BY " + columns.joined(separator: ", ")
-    let rows = try query(
-      """
-      SELECT \((columns + ["uniqExactMerge(ids)", "uniqExactIfMerge(installs)"]).joined(separator: ", "))
-      FROM \(layout.database).\(hourly ? "report_hours" : "report_days")
-      WHERE \(hourly ? hourScope(appId: appId, range: range, test: test) : scope(appId: appId, range: range, test: test))
-      \(grouping)
-      """)
+    // An event is in one row of the aggregates (its time, update, action,
+    // version, platform and osVersion), so a group's events are the sum of
+    // its rows' distinct ids: many small sets, where their union is one
+    // large set a group, took twice as long. Its installs are the union.
+    let cell = "\(hourly ? "hour" : "day"), update_id, action, app_version, platform, os_version"
+    let (installRows, eventRows) = try bothAtOnce(
+      { [self] () throws(StoreError) in
+        try query(
+          """
+          SELECT \((columns + ["uniqExactIfMerge(installs)"]).joined(separator: ", "))
+          FROM \(table) WHERE \(rows) \(grouping)
+          """)
+      },
+      { () throws(StoreError) in
+        try query(
+          """
+          SELECT \((columns + ["sum(events)"]).joined(separator: ", ")) FROM (
+            SELECT \(cell), uniqExactMerge(ids) AS events FROM \(table) WHERE \(rows)
+            GROUP BY \(cell))
+          \(grouping)
+          """)
+      })
     // Each shard's rows are its own groups' counts: summed by the keys.
     var sums: [[String]: (events: Int, installs: Int)] = [:]
-    for row in rows {
-      guard row.count == keys.count + 2, let events = Int(row[keys.count]),
-        let installs = Int(row[keys.count + 1])
-      else { continue }
-      let key = Array(row[..<keys.count])
-      sums[key, default: (0, 0)].events += events
-      sums[key, default: (0, 0)].installs += installs
-      if let maxRows, sums.count > maxRows { throw .reportTooLarge(maxRows: maxRows) }
+    for (answer, isEvents) in [(eventRows, true), (installRows, false)] {
+      for row in answer {
+        guard row.count == keys.count + 1, let count = Int(row[keys.count]) else { continue }
+        let key = Array(row[..<keys.count])
+        if isEvents {
+          sums[key, default: (0, 0)].events += count
+        } else {
+          sums[key, default: (0, 0)].installs += count
+        }
+        if let maxRows, sums.count > maxRows { throw .reportTooLarge(maxRows: maxRows) }
+      }
     }
     let grouped = sums.compactMap { row, counts -> GroupedRow? in
       guard counts.events > 0 else { return nil }
@@ -147,26 +175,31 @@ public struct ClusterReports: Sendable {
     -> [AdoptionRow]
   {
     let scope = scope(appId: appId, range: range, test: test)
+    let (activeRows, versionRows) = try bothAtOnce(
+      { [self] () throws(StoreError) in
+        try query(
+          """
+          SELECT toUInt32(day), uniqExactIfMerge(installs)
+          FROM \(layout.database).report_days WHERE \(scope)
+          GROUP BY day
+          """)
+      },
+      { () throws(StoreError) in
+        try query(
+          """
+          SELECT toUInt32(day), app_version, uniqExactIfMerge(installs)
+          FROM \(layout.database).report_days WHERE \(scope)
+          GROUP BY day, app_version
+          """)
+      })
     var versions: [Key: Int] = [:]
-    for row in try query(
-      """
-      SELECT toUInt32(day), app_version, uniqExactIfMerge(installs)
-      FROM \(layout.database).report_days WHERE \(scope)
-      GROUP BY day, app_version
-      """)
-    {
+    for row in versionRows {
       guard row.count == 3, let day = Int64(row[0]), let installs = Int(row[2]) else { continue }
       versions[Key(day: day, text: row[1]), default: 0] += installs
       if let maxRows, versions.count > maxRows { throw .reportTooLarge(maxRows: maxRows) }
     }
     var active: [Int64: Int] = [:]
-    for row in try query(
-      """
-      SELECT toUInt32(day), uniqExactIfMerge(installs)
-      FROM \(layout.database).report_days WHERE \(scope)
-      GROUP BY day
-      """)
-    {
+    for row in activeRows {
       guard row.count == 2, let day = Int64(row[0]), let installs = Int(row[1]) else { continue }
       active[day, default: 0] += installs
     }
@@ -192,10 +225,8 @@ public struct ClusterReports: Sendable {
   ) throws(StoreError) -> FunnelResult {
     let scope = scope(appId: appId, range: range, test: test)
     let update = "update_id = \(Self.quoted(updateId)) AND install_id != ''"
-    let later = Later()
-    let laterRead = DispatchGroup()
-    DispatchQueue.global().async(group: laterRead) { [self] in
-      later.rows = Result { () throws(StoreError) in
+    let (laterRows, matched) = try bothAtOnce(
+      { [self] () throws(StoreError) in
         try query(
           """
           SELECT sipHash64(install_id) AS install, app_version, groupArray(ts_ms)
@@ -206,15 +237,33 @@ public struct ClusterReports: Sendable {
           WHERE \(scope)
           GROUP BY install, app_version
           """)
+      },
+      { () throws(StoreError) in
+        try impressionsAndDownloads(scope: scope, update: update, targetVersion: targetVersion)
+      })
+    var funnel = matched
+    // An install's times on a version come as an array: [t1,t2,...].
+    for row in laterRows {
+      guard row.count == 3, let install = UInt64(row[0]) else { continue }
+      let times = row[2].utf8.split {
+        $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "]")
       }
+      .compactMap { Int64(Substring($0)) }
+      funnel.events(install: install, at: times, appVersion: row[1])
     }
-    defer { laterRead.wait() }
+    return funnel.result
+  }
+
+  /// The funnel with the update's impressions and downloads in, in one
+  /// scan of the range, the impressions first: a download is matched to
+  /// the install's first impression. PREWHERE reads the other columns only
+  /// for the update's rows, where ClickHouse 18.16 moved only the day range
+  /// there itself: 0.11 s a funnel over the bench's 30 days against
+  /// 0.26-0.30.
+  private func impressionsAndDownloads(scope: String, update: String, targetVersion: String?)
+    throws(StoreError) -> FunnelFromEvents<UInt64>
+  {
     var funnel = FunnelFromEvents<UInt64>(targetVersion: targetVersion)
-    // Impressions and downloads in one scan of the range, the impressions
-    // first: a download is matched to the install's first impression.
-    // PREWHERE reads the other columns only for the update's rows, where
-    // ClickHouse 18.16 moved only the day range there itself: 0.11 s a
-    // funnel over the bench's 30 days against 0.26-0.30.
     var downloads: [(install: UInt64, ts: Int64)] = []
     for row in try query(
       """
@@ -233,22 +282,7 @@ public struct ClusterReports: Sendable {
     }
     for (install, ts) in downloads { funnel.download(install: install, at: ts) }
     funnel.matchDownloads()
-    laterRead.wait()
-    // An install's times on a version come as an array: [t1,t2,...].
-    for row in try later.rows.get() {
-      guard row.count == 3, let install = UInt64(row[0]) else { continue }
-      let times = row[2].utf8.split {
-        $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "]")
-      }
-      .compactMap { Int64(Substring($0)) }
-      funnel.events(install: install, at: times, appVersion: row[1])
-    }
-    return funnel.result
-  }
-
-  /// The downloaders' later events, handed from the thread that reads them.
-  private final class Later: @unchecked Sendable {
-    var rows: Result<[[String]], StoreError> = .success([])
+    return funnel
   }
 
   /// The hourly rows of one app, range and test filter.
