@@ -108,47 +108,24 @@ public struct ClusterReports: Sendable {
       case .osVersion: "os_version"
       }
     }
-    let table = "\(layout.database).\(hourly ? "report_hours" : "report_days")"
-    let rows =
-      hourly
-      ? hourScope(appId: appId, range: range, test: test)
-      : scope(appId: appId, range: range, test: test)
     let grouping = columns.isEmpty ? "" : "GROUP BY " + columns.joined(separator: ", ")
-    // An event is in one row of the aggregates (its time, update, action,
-    // version, platform and osVersion), so a group's events are the sum of
-    // its rows' distinct ids: many small sets, where their union is one
-    // large set a group, took twice as long. Its installs are the union.
-    let cell = "\(hourly ? "hour" : "day"), update_id, action, app_version, platform, os_version"
-    let (installRows, eventRows) = try bothAtOnce(
-      { [self] () throws(StoreError) in
-        try query(
-          """
-          SELECT \((columns + ["uniqExactIfMerge(installs)"]).joined(separator: ", "))
-          FROM \(table) WHERE \(rows) \(grouping)
-          """)
-      },
-      { () throws(StoreError) in
-        try query(
-          """
-          SELECT \((columns + ["sum(events)"]).joined(separator: ", ")) FROM (
-            SELECT \(cell), uniqExactMerge(ids) AS events FROM \(table) WHERE \(rows)
-            GROUP BY \(cell))
-          \(grouping)
-          """)
-      })
+    let rows = try query(
+      """
+      SELECT \((columns + ["uniqExactMerge(ids)", "uniqExactIfMerge(installs)"]).joined(separator: ", "))
+      FROM \(layout.database).\(hourly ? "report_hours" : "report_days")
+      WHERE \(hourly ? hourScope(appId: appId, range: range, test: test) : scope(appId: appId, range: range, test: test))
+      \(grouping)
+      """)
     // Each shard's rows are its own groups' counts: summed by the keys.
     var sums: [[String]: (events: Int, installs: Int)] = [:]
-    for (answer, isEvents) in [(eventRows, true), (installRows, false)] {
-      for row in answer {
-        guard row.count == keys.count + 1, let count = Int(row[keys.count]) else { continue }
-        let key = Array(row[..<keys.count])
-        if isEvents {
-          sums[key, default: (0, 0)].events += count
-        } else {
-          sums[key, default: (0, 0)].installs += count
-        }
-        if let maxRows, sums.count > maxRows { throw .reportTooLarge(maxRows: maxRows) }
-      }
+    for row in rows {
+      guard row.count == keys.count + 2, let events = Int(row[keys.count]),
+        let installs = Int(row[keys.count + 1])
+      else { continue }
+      let key = Array(row[..<keys.count])
+      sums[key, default: (0, 0)].events += events
+      sums[key, default: (0, 0)].installs += installs
+      if let maxRows, sums.count > maxRows { throw .reportTooLarge(maxRows: maxRows) }
     }
     let grouped = sums.compactMap { row, counts -> GroupedRow? in
       guard counts.events > 0 else { return nil }
