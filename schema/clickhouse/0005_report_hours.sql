@@ -1,13 +1,5 @@
--- What /v1/report and /v1/adoption read: each app's events and installs
--- by hour and every key a report groups by, kept as events arrive. A
--- report by fewer keys, or by day, merges these rows' states: the
--- distinct event ids and installIds of a group are the union of its
--- rows', so every figure is exact however the rows fall, and an event the
--- cluster holds twice counts once (as in 0004_update_days.sql).
---
--- `hour` is hours since 1970 (UTC, as the events' days are); a sorting
--- key cannot be Nullable, so a missing platform or osVersion is kept as
--- '', which no event can send (both are 1 or more characters).
+-- What /v1/report?granularity=hour reads: as 0004_report_days.sql, by
+-- hour. `hour` is hours since 1970 (UTC, as the events' days are).
 CREATE TABLE IF NOT EXISTS {database}.report_hours_local (
   app_id String,
   is_test UInt8,
@@ -17,8 +9,8 @@ CREATE TABLE IF NOT EXISTS {database}.report_hours_local (
   app_version String,
   platform String,
   os_version String,
-  ids AggregateFunction(uniqExact, String),
-  installs AggregateFunction(uniqExactIf, String, UInt8)
+  ids AggregateFunction(uniqExact, UInt64),
+  installs AggregateFunction(uniqExactIf, UInt64, UInt8)
 ) ENGINE = AggregatingMergeTree()
 PARTITION BY intDiv(hour, 24 * 30)
 ORDER BY (app_id, is_test, hour, update_id, action, app_version, platform, os_version);
@@ -27,8 +19,8 @@ CREATE MATERIALIZED VIEW IF NOT EXISTS {database}.report_hours_view
 TO {database}.report_hours_local AS
 SELECT app_id, is_test, intDiv(ts_ms, 3600000) AS hour, update_id, action, app_version,
   ifNull(platform, '') AS platform, ifNull(os_version, '') AS os_version,
-  uniqExactState(id) AS ids,
-  uniqExactIfState(install_id, install_id != '') AS installs
+  uniqExactState(sipHash64(id)) AS ids,
+  uniqExactIfState(sipHash64(install_id), install_id != '') AS installs
 FROM {database}.events_local
 GROUP BY app_id, is_test, hour, update_id, action, app_version, platform, os_version;
 
@@ -36,7 +28,7 @@ GROUP BY app_id, is_test, hour, update_id, action, app_version, platform, os_ver
 INSERT INTO {database}.report_hours_local
 SELECT app_id, is_test, intDiv(ts_ms, 3600000) AS hour, update_id, action, app_version,
   ifNull(platform, '') AS platform, ifNull(os_version, '') AS os_version,
-  uniqExactState(id), uniqExactIfState(install_id, install_id != '')
+  uniqExactState(sipHash64(id)), uniqExactIfState(sipHash64(install_id), install_id != '')
 FROM {database}.events_local
 GROUP BY app_id, is_test, hour, update_id, action, app_version, platform, os_version;
 

@@ -79,16 +79,14 @@ public enum ClusterApps {
       "INSERT INTO \(layout.database).apps FORMAT TabSeparated", data: Data(rows.utf8))
   }
 
-  /// Rows of `app_id, ingest, read, created, version`; app ids and hex
-  /// hashes hold no tab, newline or backslash, so nothing is escaped.
+  /// Rows of `app_id, ingest, read, created, version`.
   static func parse(_ text: String) -> [Record] {
-    text.split(separator: "\n").compactMap { line in
-      let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+    TabSeparatedRows.parse(text).compactMap { fields in
       guard fields.count == 5, let created = Int64(fields[3]), let version = UInt64(fields[4])
       else { return nil }
       return Record(
-        appId: String(fields[0]), ingestKeyHash: String(fields[1]),
-        readKeyHash: String(fields[2]), createdMs: created, version: version)
+        appId: fields[0], ingestKeyHash: fields[1], readKeyHash: fields[2], createdMs: created,
+        version: version)
     }
   }
 }

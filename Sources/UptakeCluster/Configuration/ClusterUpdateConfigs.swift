@@ -61,10 +61,9 @@ public enum ClusterUpdateConfigs {
         "SELECT app_id, max(version) FROM \(layout.database).update_configs GROUP BY app_id")
     }
     var latest: [String: Int64] = [:]
-    for line in answers.flatMap({ $0.answer.split(separator: "\n") }) {
-      let fields = line.split(separator: "\t")
+    for fields in answers.flatMap({ TabSeparatedRows.parse($0.answer) }) {
       guard fields.count == 2, let version = Int64(fields[1]) else { continue }
-      latest[String(fields[0])] = max(latest[String(fields[0])] ?? 0, version)
+      latest[fields[0]] = max(latest[fields[0]] ?? 0, version)
     }
     return latest
   }
@@ -138,13 +137,12 @@ public enum ClusterUpdateConfigs {
 
   /// Rows of `app_id, version, created, hex(document)`.
   static func parse(_ text: String) -> [Record] {
-    text.split(separator: "\n").compactMap { line in
-      let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+    TabSeparatedRows.parse(text).compactMap { fields in
       guard fields.count == 4, let version = Int64(fields[1]), let created = Int64(fields[2]),
-        let bytes = Hex.decode(fields[3]), let document = String(validating: bytes, as: UTF8.self)
+        let bytes = Hex.decode(fields[3]),
+        let document = String(validating: bytes, as: UTF8.self)
       else { return nil }
-      return Record(
-        appId: String(fields[0]), version: version, createdMs: created, document: document)
+      return Record(appId: fields[0], version: version, createdMs: created, document: document)
     }
   }
 }

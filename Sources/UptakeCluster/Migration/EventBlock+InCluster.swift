@@ -31,16 +31,12 @@ extension EventBlock {
       let answer = try layout.fromFirstServer { server throws(ClickHouseError) in
         try server.execute(sql, settings: ["max_query_size": String(Self.maxQueryBytes)])
       }
-      for line in answer.split(separator: "\n") {
-        let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+      for fields in TabSeparatedRows.parse(answer) {
         guard fields.count == 3, let id = Hex.decode(fields[2]) else { continue }
         present.insert(
-          Key(
-            appId: String(fields[0]), day: String(fields[1]),
-            id: String(decoding: id, as: UTF8.self)))
+          Key(appId: fields[0], day: fields[1], id: String(decoding: id, as: UTF8.self)))
       }
     }
     return present.intersection(keys)
   }
-
 }

@@ -3,8 +3,9 @@ import UptakeCore
 import UptakeStore
 
 /// The reports a node reads from the cluster's aggregates
-/// (schema/clickhouse/0007_hashed_aggregates.sql), in the same rows as one
-/// box's `ReportQueries`, so the HTTP layer answers the same JSON and CSV.
+/// (schema/clickhouse/0004_report_days.sql, 0005_report_hours.sql), in the
+/// same rows as one box's `ReportQueries`, so the HTTP layer answers the
+/// same JSON and CSV.
 ///
 /// Every query needs every shard: ClickHouse refuses a distributed query
 /// with a shard down unless told to skip it, and it is never told, so a
@@ -93,7 +94,7 @@ public struct ClusterReports: Sendable {
   /// Events and distinct installs grouped by `keys`, in one box's order
   /// (`ReportQueries.sorted`), from the hourly aggregates for an hourly
   /// report and the daily ones otherwise
-  /// (schema/clickhouse/0007_hashed_aggregates.sql).
+  /// (schema/clickhouse/0004_report_days.sql, 0005_report_hours.sql).
   public func grouped(
     appId: String, keys: [GroupKey], granularity: Granularity, range: DayRange, test: TestFilter
   ) throws(StoreError) -> [GroupedRow] {

@@ -56,9 +56,6 @@ public enum ClusterSchema {
         $0.replacingOccurrences(of: "{database}", with: layout.database)
           .replacingOccurrences(of: "{events_engine}", with: layout.eventsEngine)
           .replacingOccurrences(
-            of: "{update_days_engine}", with: layout.readEngine(over: "update_days_local")
-          )
-          .replacingOccurrences(
             of: "{report_hours_engine}", with: layout.readEngine(over: "report_hours_local")
           )
           .replacingOccurrences(

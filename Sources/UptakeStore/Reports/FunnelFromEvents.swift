@@ -49,7 +49,7 @@ public struct FunnelFromEvents<Install: Hashable> {
   }
 
   /// Settles each install's first download at or after its impression;
-  /// call after every impression and download, before `event`.
+  /// call after every impression and download, before `events`.
   public mutating func matchDownloads() {
     for (install, times) in downloads {
       guard var steps = installs[install] else { continue }
@@ -58,19 +58,9 @@ public struct FunnelFromEvents<Install: Hashable> {
     }
   }
 
-  /// The installs whose download was matched: those whose later events
-  /// `event` needs.
-  public var downloaders: [Install] {
-    installs.filter { $0.value.downloadTs != .max }.map(\.key)
-  }
-
-  /// Any event of the app (any update, any action) by an install.
-  public mutating func event(install: Install, at ts: Int64, appVersion: String) {
-    events(install: install, at: CollectionOfOne(ts), appVersion: appVersion)
-  }
-
-  /// Events of the app by an install on one version, at `times` in any
-  /// order: the version is looked up once for all of them.
+  /// Events of the app (any update, any action) by an install on one
+  /// version, at `times` in any order: the version is looked up once for
+  /// all of them.
   public mutating func events(
     install: Install, at times: some Sequence<Int64>, appVersion: String
   ) {

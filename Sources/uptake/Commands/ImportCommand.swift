@@ -155,7 +155,7 @@ struct ImportCommand: Command {
   /// lets go of it a moment after finishing, and until then its statements
   /// keep the connection open: a process exiting first leaves the log files
   /// behind, for the next opening to clean up (a 10M-event import did).
-  static func closeOnceGone(_ database: Database, writer: inout BatchWriter?) {
+  private static func closeOnceGone(_ database: Database, writer: inout BatchWriter?) {
     weak let finished = writer
     writer = nil
     let deadline = Date().addingTimeInterval(5)
