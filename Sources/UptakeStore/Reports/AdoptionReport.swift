@@ -8,14 +8,22 @@ extension ReportQueries {
   {
     try database.read { () throws(StoreError) -> [AdoptionRow] in
       let tail = try RollupTail.load(database, appNo: appNo)
-      let tailSeen = tail.seen.keys.filter {
-        test.admits(isTest: $0.isTest) && (range.fromDay...range.toDay).contains($0.day)
-      }
       let counts =
         test == .include
-        ? try distinctInstallCounts(appNo: appNo, range: range, tailSeen: tailSeen)
-        : try foldedInstallCounts(appNo: appNo, range: range, test: test, tailSeen: tailSeen)
+        ? try distinctInstallCounts(
+          appNo: appNo, range: range, tailSeen: Self.seen(in: tail, range: range, test: test))
+        : try foldedInstallCounts(appNo: appNo, range: range, test: test, tail: tail)
       return counts.rows()
+    }
+  }
+
+  /// The unfolded sightings (install, day, version) the range and filter
+  /// admit.
+  private static func seen(in tail: RollupDelta, range: DayRange, test: TestFilter)
+    -> [RollupDelta.SeenKey]
+  {
+    tail.seen.keys.filter {
+      test.admits(isTest: $0.isTest) && (range.fromDay...range.toDay).contains($0.day)
     }
   }
 
@@ -54,10 +62,14 @@ extension ReportQueries {
   }
 
   /// With one test flag: the folded counts, and the unfolded installs
-  /// where they are new.
-  private func foldedInstallCounts(
-    appNo: Int64, range: DayRange, test: TestFilter, tailSeen: [RollupDelta.SeenKey]
+  /// where they are new. Also what a grouping by date and app version
+  /// counts as its installs (`groupedFromDimensions`). Called inside a
+  /// read transaction, with its tail.
+  func foldedInstallCounts(
+    appNo: Int64, range: DayRange, test: TestFilter, tail: RollupDelta
   ) throws(StoreError) -> AdoptionCounts {
+    precondition(test != .include, "an install of both flags would count twice")
+    let tailSeen = Self.seen(in: tail, range: range, test: test)
     var counts = AdoptionCounts()
     let byVersion = try database.statement(
       """
@@ -116,7 +128,7 @@ extension ReportQueries {
 }
 
 /// Installs per version and day, and per day on any version.
-private struct AdoptionCounts {
+struct AdoptionCounts {
   var versions: [AdoptionCell: Int] = [:]
   var active: [Int64: Int] = [:]
 
@@ -146,7 +158,7 @@ extension ReportQueries {
 }
 
 /// A cell of the adoption report: one app version on one day.
-private struct AdoptionCell: Hashable {
+struct AdoptionCell: Hashable {
   let day: Int64
   let appVersion: String
 }

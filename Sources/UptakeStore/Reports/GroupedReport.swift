@@ -7,7 +7,8 @@ extension ReportQueries {
   /// The default grouping (date, updateId, action by day) is daily_counts'
   /// own buckets: their counts are summed directly. A grouping by update,
   /// action or both counts the members of those buckets
-  /// (`groupedFromMembers`). Any other grouping
+  /// (`groupedFromMembers`). A grouping by date and app version counts
+  /// adoption's installs by day and version. Any other grouping
   /// merges buckets, so distinct installs must be counted across them: it
   /// reads the dimension rollups (`groupedFromDimensions`), whose presence
   /// rows are ordered by day and so cost in proportion to the range

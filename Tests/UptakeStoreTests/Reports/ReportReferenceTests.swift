@@ -617,6 +617,7 @@ final class ReferenceWorld {
     (GroupKey.defaultGrouping, .day), ([.updateId, .action], .day), ([.action], .day),
     ([.date], .day), ([.updateId], .day), ([.action, .date], .day), ([.appVersion], .day),
     ([.platform, .osVersion], .day), ([.date, .appVersion, .action], .day),
+    ([.date, .appVersion], .day), ([.appVersion, .date], .day),
     (GroupKey.defaultGrouping, .hour), ([.date], .hour),
     ([.date, .osVersion], .hour), ([.platform, .date, .action], .hour),
     ([.osVersion, .appVersion], .hour), ([.date, .platform], .day),
