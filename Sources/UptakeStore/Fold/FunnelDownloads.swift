@@ -1,7 +1,8 @@
 import UptakeCore
 
-/// The funnel_downloads rows a fold writes (schema/0016): one per install,
-/// update, day and test flag with a download, holding every download time
+/// The funnel_downloads rows a fold writes (schema/0016, packed into
+/// funnel_download_chunks by 0019): one per install, update, day and test
+/// flag with a download, holding every download time
 /// (`DownloadTimes`) and the rises after them (`Rises`), both worked out
 /// from the install's whole timeline, so a row is the same whatever order
 /// its install's events arrived in.
@@ -19,6 +20,11 @@ struct FunnelDownloads {
     let update: Int32
     let day: Int32
     let installKey: Int64
+
+    /// Whether the two rows go to the same bucket of funnel_download_chunks.
+    func sharesBucket(with other: Key) -> Bool {
+      appNo == other.appNo && isTest == other.isTest && update == other.update && day == other.day
+    }
   }
 
   /// Each row's downloads, and its rises as (time, version number).
@@ -125,7 +131,9 @@ struct FunnelDownloads {
     return rises
   }
 
-  /// Writes the rows, replacing what they held, in the table's key order.
+  /// Appends the rows to their buckets of funnel_download_chunks, in the
+  /// table's key order: a bucket's earlier entries stay, and readers take
+  /// every entry (schema/0019).
   func write(_ database: Database, updates: TextNumbering, versions: TextNumbering)
     throws(StoreError)
   {
@@ -138,31 +146,25 @@ struct FunnelDownloads {
       if left.day != right.day { return left.day < right.day }
       return left.installKey < right.installKey
     }
-    let upsert = try database.statement(
-      """
-      INSERT INTO funnel_downloads (app_no, is_test, update_id, day, install_key, downloads, rises)
-      VALUES (?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT DO UPDATE SET downloads = excluded.downloads, rises = excluded.rises
-      """)
-    var downloads: [UInt8] = []
-    var rises: [UInt8] = []
-    for key in ordered {
+    let chunks = try InstallChunks.Writer<DownloadRow>(database, table: "funnel_download_chunks")
+    var bucketRows: [DownloadRow] = []
+    for (index, key) in ordered.enumerated() {
       let row = rows[key]!
       let dayStartMs = Int64(key.day) * Timestamp.msPerDay
-      downloads.removeAll(keepingCapacity: true)
-      DownloadTimes.pack(row.downloads, dayStartMs: dayStartMs, into: &downloads)
-      rises.removeAll(keepingCapacity: true)
+      var entry = DownloadRow(installKey: key.installKey, downloads: [], rises: [])
+      DownloadTimes.pack(row.downloads, dayStartMs: dayStartMs, into: &entry.downloads)
       Rises.pack(
         row.rises.lazy.map { ($0.ts, versions.texts[Int($0.version)]) }, dayStartMs: dayStartMs,
-        into: &rises)
-      try upsert.bind(1, key.appNo)
-      try upsert.bind(2, Int64(key.isTest ? 1 : 0))
-      try upsert.bind(3, updates.texts[Int(key.update)])
-      try upsert.bind(4, Int64(key.day))
-      try upsert.bind(5, key.installKey)
-      try upsert.bind(6, downloads)
-      try upsert.bind(7, rises)
-      try upsert.run()
+        into: &entry.rises)
+      bucketRows.append(entry)
+      let next = index + 1 < ordered.count ? ordered[index + 1] : nil
+      guard next.map({ !key.sharesBucket(with: $0) }) ?? true else { continue }
+      try chunks.append(
+        bucketRows,
+        to: InstallChunks.Bucket(
+          appNo: key.appNo, isTest: key.isTest, updateId: updates.texts[Int(key.update)],
+          day: Int64(key.day), action: Action.download.rawValue))
+      bucketRows.removeAll(keepingCapacity: true)
     }
   }
 }

@@ -20,14 +20,14 @@
 public enum RollupsFile {
   /// The tables the fold writes and the reports read.
   static let tables = [
-    "daily_counts", "install_days", "daily_versions", "daily_active", "funnel_downloads",
-    "dimension_sets", "dimension_count_runs", "presence_runs", "daily_install_chunks",
-    "funnel_impression_chunks",
+    "daily_counts", "install_days", "daily_versions", "daily_active", "dimension_sets",
+    "dimension_count_runs", "presence_runs", "daily_install_chunks", "funnel_impression_chunks",
+    "funnel_download_chunks",
   ]
 
   /// Tables earlier versions folded into, dropped with the rest when the
   /// file is emptied.
-  static let retiredTables = ["version_changes"]
+  static let retiredTables = ["version_changes", "funnel_downloads"]
 
   /// The events file's store_state row a migration adds when it changes
   /// what the rollups hold in a way the rows folded so far cannot follow

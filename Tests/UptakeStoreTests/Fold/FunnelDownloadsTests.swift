@@ -59,20 +59,40 @@ struct FunnelDownloadsTests {
     #expect(changed((5, 2, 1)) == [1])
   }
 
-  /// install_days and funnel_downloads as text lines, in key order.
+  /// install_days and funnel_download_chunks as text lines, in key order:
+  /// of an install's entries in a bucket, the newest, which holds what the
+  /// row is now (the ones before it stay, schema/0019).
   static func tables(_ database: Database) throws -> [String] {
     var lines: [String] = []
-    for sql in [
-      "SELECT install_key, day, app_version, first_ts, hex(times) FROM install_days",
-      "SELECT update_id, day, install_key, hex(downloads), hex(rises) FROM funnel_downloads",
-    ] {
-      let statement = try database.statement(sql + " ORDER BY 1, 2, 3")
-      while try statement.step() {
-        lines.append((0..<5).map { statement.string(Int32($0)) }.joined(separator: " "))
-      }
-      statement.reset()
+    let timelines = try database.statement(
+      "SELECT install_key, day, app_version, first_ts, hex(times) FROM install_days ORDER BY 1, 2, 3"
+    )
+    while try timelines.step() {
+      lines.append((0..<5).map { timelines.string(Int32($0)) }.joined(separator: " "))
     }
-    return lines
+    timelines.reset()
+    var newest: [String: String] = [:]
+    let chunks = try database.statement(
+      "SELECT update_id, day, packed FROM funnel_download_chunks ORDER BY update_id, day, chunk")
+    while try chunks.step() {
+      let bucket = "\(chunks.string(0)) \(chunks.string(1))"
+      chunks.withBlob(2) { packed in
+        DownloadRow.forEachPacked(in: packed) { install, downloads, rises in
+          newest["\(bucket) \(install)"] = "\(hex(downloads)) \(hex(rises))"
+        }
+      }
+    }
+    chunks.reset()
+    // Ordered as SQL would: update and day as text, the install key as a number.
+    let keys = newest.keys.sorted { left, right in
+      let l = left.split(separator: " "), r = right.split(separator: " ")
+      return (l[0], Int(l[1])!, Int64(l[2])!) < (r[0], Int(r[1])!, Int64(r[2])!)
+    }
+    return lines + keys.map { "\($0) \(newest[$0]!)" }
+  }
+
+  private static func hex(_ bytes: UnsafeRawBufferPointer) -> String {
+    bytes.map { String(format: "%02X", $0) }.joined()
   }
 
   @Test("the same rows in any arrival order, with folds between arrivals")
