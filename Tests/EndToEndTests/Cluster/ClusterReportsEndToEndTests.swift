@@ -98,6 +98,8 @@ struct ClusterReportsEndToEndTests {
       paths += (0..<4).map { "/v1/updates/update-\($0)/funnel?test=\(test)" }
     }
     paths.append("/v1/updates/update-2/funnel?format=csv&from=\(Days().date(-15))")
+    // What the dashboard asks first: which app the read key names.
+    paths.append("/v1/app")
     var funnels: [String] = []
     for path in paths {
       let fromCluster = try node.report(path)
@@ -110,6 +112,12 @@ struct ClusterReportsEndToEndTests {
     #expect(
       funnels.contains { !$0.contains(#""upgraded":0,"#) },
       "some funnel has upgrades to compare: \(funnels)")
+
+    // A node serves the dashboard as one box does: the page that asks the
+    // reports above.
+    let page = try HTTPClient().get(node.daemon.url("/"), key: nil)
+    #expect(page.status == 200)
+    #expect(page.text == (try HTTPClient().get(oneBox.daemon.url("/"), key: nil).text))
 
     // The CLI's CSV export reads the same rows.
     for groupBy in ["date,updateId,action", "appVersion,platform,osVersion"] {
