@@ -55,8 +55,10 @@ extension ReportQueries {
         try checkInstalls(activeMembers.values.reduce(0) { $0 + $1.count })
       }
     }
-    try checkSize(versionMembers.count)
     for key in tailSeen { add(key.day, key.appVersion, key.installKey) }
+    // After the unfolded installs too: before they are folded, they may be
+    // all the rows there are.
+    try checkSize(versionMembers.count)
     return AdoptionCounts(
       versions: versionMembers.mapValues(\.count), active: activeMembers.mapValues(\.count))
   }
@@ -91,6 +93,7 @@ extension ReportQueries {
     try bindScope(byDay, appNo: appNo, from: range.fromDay, through: range.toDay)
     while try byDay.step() { counts.active[byDay.int64(0), default: 0] += byDay.int(1) }
     try addUnfoldedInstalls(tailSeen, to: &counts)
+    try checkSize(counts.versions.count)
     return counts
   }
 

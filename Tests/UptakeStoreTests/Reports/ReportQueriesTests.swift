@@ -199,6 +199,46 @@ struct ReportQueriesTests {
     }
   }
 
+  /// The fixture's events are stored and not folded: a report then counts
+  /// them from the events alone, and adoption once answered past the cap
+  /// there (CI, session 25, when the daemon had not folded yet).
+  @Test(
+    "unfolded events count against the row cap: a report past it is refused",
+    arguments: [TestFilter.exclude, .include])
+  func rowCapOverUnfoldedEvents(test: TestFilter) throws {
+    try ReportFixture.with { fixture in
+      let range = DayRange(
+        fromDay: try #require(Timestamp.parseDate("2026-03-09")),
+        toDay: try #require(Timestamp.parseDate("2026-03-11")))
+      let capped = ReportQueries(database: fixture.database, maxRows: 2)
+      let uncapped = ReportQueries(database: fixture.database)
+      func refused(_ name: String, _ report: (ReportQueries) throws(StoreError) -> Int) throws {
+        // More rows than the cap without it, so the cap is what refuses.
+        #expect(try report(uncapped) > 2, "\(name)")
+        do {
+          _ = try report(capped)
+          Issue.record("\(name): answered past the cap")
+        } catch {
+          guard case .reportTooLarge(let maxRows) = error else {
+            Issue.record("\(name): \(error)")
+            return
+          }
+          #expect(maxRows == 2, "\(name)")
+        }
+      }
+      try refused("adoption") { queries throws(StoreError) in
+        try queries.adoption(appNo: fixture.shop, range: range, test: test).count
+      }
+      for keys: [GroupKey] in [[.date, .appVersion], [.appVersion, .date], [.date, .action]] {
+        try refused("grouped by \(keys)") { queries throws(StoreError) in
+          try queries.grouped(
+            appNo: fixture.shop, keys: keys, granularity: .day, range: range, test: test
+          ).count
+        }
+      }
+    }
+  }
+
   @Test("grouped by the default keys: an unfolded install counts once beside its folded self")
   func groupedBucketsAcrossTheFold() throws {
     let scratch = try ScratchDirectory()
