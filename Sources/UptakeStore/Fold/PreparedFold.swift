@@ -1,4 +1,4 @@
-/// A fold read and sorted (`RollupWriter.prepare`), waiting to be written
+/// A fold read (`RollupWriter.prepare`), waiting to be written
 /// (`RollupFolder.fold(_:)`). The fold thread reads it in a short read
 /// transaction, so it holds no snapshot of the events file while it writes.
 struct PreparedFold {

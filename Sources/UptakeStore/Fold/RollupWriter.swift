@@ -9,11 +9,10 @@ enum RollupWriter {
   /// every event is folded. Call in a transaction; any connection will do.
   static func prepare(_ database: Database, maxEvents: Int) throws(StoreError) -> PreparedFold? {
     let after = try RollupFolder.foldedSeq(database)
-    var batch = try FoldBatch.read(database, after: after, maxEvents: maxEvents)
+    let batch = try FoldBatch.read(database, after: after, maxEvents: maxEvents)
     guard batch.count > 0 else { return nil }
     // While the events are in seq order: see DimensionFold.counts.
     let dimensions = try DimensionFold.prepare(batch, database)
-    sortForDaily(&batch.events)
     return PreparedFold(afterSeq: after, batch: batch, dimensions: dimensions)
   }
 
@@ -23,9 +22,10 @@ enum RollupWriter {
     _ prepared: inout PreparedFold, _ membership: BucketMembership, _ database: Database
   ) throws(StoreError) {
     membership.beginFold(after: prepared.afterSeq, prepared.batch)
-    try DimensionFold.write(prepared.dimensions, prepared.batch, database)
-    // Its sightings, 32 bytes an event, need not outlive it.
+    // Each part sorts the step's events in the order of the rows it writes.
+    try DimensionFold.write(prepared.dimensions, &prepared.batch, database)
     prepared.dimensions = .written
+    sortForDaily(&prepared.batch.events)
     try writeDaily(prepared.batch, membership, database)
     try writeSeen(&prepared.batch, database)
     let record = try database.statement(

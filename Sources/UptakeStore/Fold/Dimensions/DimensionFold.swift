@@ -20,11 +20,9 @@ enum DimensionFold {
     /// `highestStored` are new, numbered in the order `write` adds them.
     let numbers: [Int64]
     let hourly: [(key: CountKey, events: Int)]
-    /// In presence_runs' order: by day, then install and dimension set.
-    let sightings: [Sighting]
 
     /// What is left of one written: nothing.
-    static let written = Prepared(highestStored: 0, numbers: [], hourly: [], sightings: [])
+    static let written = Prepared(highestStored: 0, numbers: [], hourly: [])
   }
 
   /// Counts the batch's events; call while its events are in seq order,
@@ -32,17 +30,17 @@ enum DimensionFold {
   static func prepare(_ batch: FoldBatch, _ database: Database) throws(StoreError) -> Prepared {
     let (highestStored, numbers) = try storedNumbers(batch.dimensionSets, database)
     return Prepared(
-      highestStored: highestStored, numbers: numbers, hourly: counts(batch, numbers),
-      sightings: sightings(batch, numbers))
+      highestStored: highestStored, numbers: numbers, hourly: counts(batch, numbers))
   }
 
-  /// Writes a prepared batch, its new dimension sets first.
-  static func write(_ prepared: Prepared, _ batch: FoldBatch, _ database: Database)
+  /// Writes a prepared batch, its new dimension sets first. Leaves the
+  /// batch's events in presence_runs' order (`PresenceWriter`).
+  static func write(_ prepared: Prepared, _ batch: inout FoldBatch, _ database: Database)
     throws(StoreError)
   {
     try addNewSets(prepared, batch.dimensionSets, database)
     try writeCounts(prepared, database)
-    try writePresence(prepared.sightings, database)
+    try PresenceWriter.write(&batch.events, numbers: prepared.numbers, database)
   }
 
   /// The dims_no of each of the batch's dimension sets: the stored one, or
@@ -191,99 +189,5 @@ enum DimensionFold {
     if lhs.time != rhs.time { return lhs.time < rhs.time }
     if lhs.dimsNo != rhs.dimsNo { return lhs.dimsNo < rhs.dimsNo }
     return lhs.action < rhs.action
-  }
-
-  /// An event of an install, reduced to its presence entry and bit.
-  struct Sighting {
-    let appNo: Int64
-    let installKey: Int64
-    let dimsNo: Int64
-    let day: Int32
-    let isTest: Bool
-    let action: UInt8
-    let hourOfDay: UInt8
-
-    /// The presence_runs day it belongs to.
-    var runDay: PresenceRuns.Day { PresenceRuns.Day(appNo: appNo, isTest: isTest, day: Int64(day)) }
-  }
-
-  /// The batch's presence entries to be, one per event with an install,
-  /// by day, then install and dimension set.
-  private static func sightings(_ batch: FoldBatch, _ numbers: [Int64]) -> [Sighting] {
-    var sightings: [Sighting] = []
-    sightings.reserveCapacity(batch.events.count)
-    for event in batch.events where event.hasInstall {
-      let hour = Timestamp.hourNumber(ms: event.timestampMs)
-      sightings.append(
-        Sighting(
-          appNo: event.appNo, installKey: event.installKey,
-          dimsNo: numbers[Int(event.dimensions)], day: event.day, isTest: event.isTest,
-          action: event.action, hourOfDay: UInt8(hour - Int64(event.day) * 24)))
-    }
-    sightings.sortUnstably(by: PresenceOrder.self)
-    return sightings
-  }
-
-  /// presence_runs' order: app, test flag, day, install, dimension set.
-  /// Equal sightings only add their hour bits to one entry: any order.
-  private enum PresenceOrder: UnstableSortOrder {
-    static func precedes(_ lhs: Sighting, _ rhs: Sighting) -> Bool {
-      if lhs.appNo != rhs.appNo { return lhs.appNo < rhs.appNo }
-      if lhs.isTest != rhs.isTest { return !lhs.isTest }
-      if lhs.day != rhs.day { return lhs.day < rhs.day }
-      if lhs.installKey != rhs.installKey { return lhs.installKey < rhs.installKey }
-      return lhs.dimsNo < rhs.dimsNo
-    }
-  }
-
-  /// presence_runs: each day's rows, their hour bits gathered from the
-  /// sightings, appended as runs of that day of at most
-  /// `PresenceRuns.writtenRunEntries` entries. Each entry is packed as soon
-  /// as the next sighting is another's. Why: a flood step's day used to be
-  /// one run, built as an array of 48-byte entries, packed, then copied by
-  /// SQLite into its binding and its record; beside the step's sightings
-  /// that was the fold's peak of memory (docs/performance.md).
-  private static func writePresence(_ sightings: [Sighting], _ database: Database)
-    throws(StoreError)
-  {
-    let maxEntries = PresenceRuns.writtenRunEntries
-    var packed: [UInt8] = []
-    // Room for a whole run at once: grown by doubling, the array was
-    // copied into a fresh mapping at each step, whose pages the kernel
-    // then zeroed (docs/performance.md). Reserved pages never written cost
-    // nothing.
-    packed.reserveCapacity(min(sightings.count, maxEntries) * 14)
-    var count = 0
-    var pending: PresenceEntry?
-    var day: PresenceRuns.Day?
-    func appendRun() throws(StoreError) {
-      pending?.pack(into: &packed)
-      pending = nil
-      if let day, count > 0 {
-        try PresenceRuns.append(packed: packed, count: count, to: day, database)
-      }
-      packed.removeAll(keepingCapacity: true)
-      count = 0
-    }
-    for sighting in sightings {
-      if sighting.runDay != day {
-        try appendRun()
-        day = sighting.runDay
-      }
-      let bit = Int64(1) << Int64(sighting.hourOfDay)
-      if pending?.installKey == sighting.installKey && pending?.dimsNo == sighting.dimsNo {
-        pending?.hours[Int(sighting.action)] |= bit
-        continue
-      }
-      // An entry ends the run only whole: the next begins a new one.
-      if count == maxEntries { try appendRun() }
-      pending?.pack(into: &packed)
-      count += 1
-      var hours = SIMD4<Int64>()
-      hours[Int(sighting.action)] = bit
-      pending = PresenceEntry(
-        installKey: sighting.installKey, dimsNo: sighting.dimsNo, hours: hours)
-    }
-    try appendRun()
   }
 }
