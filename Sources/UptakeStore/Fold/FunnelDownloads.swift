@@ -13,7 +13,7 @@ import UptakeCore
 /// download). The timeline says which downloads those are, and of which
 /// updates, so the fold never reads the rows it replaces.
 struct FunnelDownloads {
-  private struct Key: Hashable {
+  private struct Key: Equatable {
     let appNo: Int64
     let isTest: Bool
     /// The update id's number in the fold's `updates`.
@@ -27,8 +27,21 @@ struct FunnelDownloads {
     }
   }
 
-  /// Each row's downloads, and its rises as (time, version number).
-  private var rows: [Key: (downloads: [Int64], rises: [(ts: Int64, version: Int32)])] = [:]
+  /// The rows worked out so far, each at most once a step (a step works
+  /// out an install once), their times and rises kept in shared arrays:
+  /// a dictionary of two arrays a row was a large part of the fold's peak
+  /// of memory, a heap block for each of a flood step's ~100,000 rows.
+  private var rows: [Row] = []
+  private var downloadTimes: [Int64] = []
+  private var risePoints: [(ts: Int64, version: Int32)] = []
+
+  /// A row's key, its download times `downloadTimes[downloads]` and its
+  /// rises `risePoints[rises]`.
+  private struct Row {
+    let key: Key
+    let downloads: Range<Int32>
+    let rises: Range<Int32>
+  }
 
   /// Works out again the install's rows that the `added` points change,
   /// from its `timeline` (sorted by time, `added` included).
@@ -37,10 +50,18 @@ struct FunnelDownloads {
   ) {
     for row in Self.changedRows(added: added, timeline: timeline, ranks: ranks) {
       let downloads = Self.downloadTimes(of: row.update, on: row.day, in: timeline)
+      let rises = Self.rises(after: downloads, in: timeline, ranks: ranks)
       let key = Key(
         appNo: scope.appNo, isTest: scope.isTest, update: row.update, day: row.day,
         installKey: scope.installKey)
-      rows[key] = (downloads, Self.rises(after: downloads, in: timeline, ranks: ranks))
+      let downloadsStart = Int32(downloadTimes.count)
+      let risesStart = Int32(risePoints.count)
+      downloadTimes += downloads
+      risePoints += rises
+      rows.append(
+        Row(
+          key: key, downloads: downloadsStart..<Int32(downloadTimes.count),
+          rises: risesStart..<Int32(risePoints.count)))
     }
   }
 
@@ -139,7 +160,11 @@ struct FunnelDownloads {
   {
     guard !rows.isEmpty else { return }
     let ranks = updates.byteOrderRanks()
-    let ordered = rows.keys.sorted { left, right in
+    // Indices sorted, not the rows: a sorted copy of the rows, and the
+    // sort's buffer, were the fold's peak of memory.
+    var ordered = Array(rows.indices)
+    ordered.sort { left, right in
+      let (left, right) = (rows[left].key, rows[right].key)
       if left.appNo != right.appNo { return left.appNo < right.appNo }
       if left.isTest != right.isTest { return !left.isTest }
       if left.update != right.update { return ranks[Int(left.update)] < ranks[Int(right.update)] }
@@ -148,16 +173,21 @@ struct FunnelDownloads {
     }
     let chunks = try InstallChunks.Writer<DownloadRow>(database, table: "funnel_download_chunks")
     var bucketRows: [DownloadRow] = []
-    for (index, key) in ordered.enumerated() {
-      let row = rows[key]!
+    for (index, rowIndex) in ordered.enumerated() {
+      let row = rows[rowIndex]
+      let key = row.key
       let dayStartMs = Int64(key.day) * Timestamp.msPerDay
       var entry = DownloadRow(installKey: key.installKey, downloads: [], rises: [])
-      DownloadTimes.pack(row.downloads, dayStartMs: dayStartMs, into: &entry.downloads)
+      DownloadTimes.pack(
+        downloadTimes[Int(row.downloads.lowerBound)..<Int(row.downloads.upperBound)],
+        dayStartMs: dayStartMs, into: &entry.downloads)
       Rises.pack(
-        row.rises.lazy.map { ($0.ts, versions.texts[Int($0.version)]) }, dayStartMs: dayStartMs,
-        into: &entry.rises)
+        risePoints[Int(row.rises.lowerBound)..<Int(row.rises.upperBound)].lazy.map {
+          ($0.ts, versions.texts[Int($0.version)])
+        }, dayStartMs: dayStartMs, into: &entry.rises)
       bucketRows.append(entry)
-      let next = index + 1 < ordered.count ? ordered[index + 1] : nil
+      let next = index + 1 < ordered.count ? rows[ordered[index + 1]].key : nil
+      assert(next != key, "a step works out each install's row once")
       guard next.map({ !key.sharesBucket(with: $0) }) ?? true else { continue }
       try chunks.append(
         bucketRows,
