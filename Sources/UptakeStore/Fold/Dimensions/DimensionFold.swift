@@ -95,7 +95,7 @@ enum DimensionFold {
     try statement.bind(first + 4, set.osVersion)
   }
 
-  struct CountKey: Equatable {
+  struct CountKey: Hashable {
     let appNo: Int64
     let isTest: Bool
     /// An hour or a day number.
@@ -107,8 +107,14 @@ enum DimensionFold {
   /// The batch's events per hour, dimension set and action. Events come in
   /// seq order, close to time order, so they are counted an hour at a time
   /// in an array indexed by (dimension set, test flag, action), without
-  /// hashing; an hour met again later (events out of order) adds a second
-  /// partial count, summed with the first once sorted.
+  /// hashing; an hour met again later adds a second partial count, summed
+  /// with the first once sorted.
+  ///
+  /// An event of another hour than the events around it (one that arrived
+  /// late, between on-time ones) is counted in a dictionary instead: with
+  /// one event in ten late, switching the array's hour for each made a
+  /// partial count of nearly every event, and those, sorted and summed,
+  /// were the fold's peak of memory (docs/performance.md).
   private static func counts(_ batch: FoldBatch, _ numbers: [Int64]) -> [(
     key: CountKey, events: Int
   )] {
@@ -116,31 +122,41 @@ enum DimensionFold {
     var touched: [Int] = []
     var currentHour = Int64.min
     var partials: [(key: CountKey, events: Int)] = []
+    var strays: [CountKey: Int] = [:]
+    func key(_ index: Int, hour: Int64) -> CountKey {
+      let set = index >> 3
+      return CountKey(
+        appNo: batch.dimensionSets[set].appNo, isTest: index & 4 != 0, time: hour,
+        dimsNo: numbers[set], action: UInt8(index & 3))
+    }
     func flush() {
       for index in touched {
-        let set = index >> 3
-        partials.append(
-          (
-            CountKey(
-              appNo: batch.dimensionSets[set].appNo, isTest: index & 4 != 0, time: currentHour,
-              dimsNo: numbers[set], action: UInt8(index & 3)),
-            current[index]
-          ))
+        partials.append((key(index, hour: currentHour), current[index]))
         current[index] = 0
       }
       touched.removeAll(keepingCapacity: true)
     }
-    for event in batch.events {
+    let events = batch.events
+    for position in events.indices {
+      let event = events[position]
       let hour = Timestamp.hourNumber(ms: event.timestampMs)
+      let index = Int(event.dimensions) << 3 | (event.isTest ? 4 : 0) | Int(event.action)
       if hour != currentHour {
+        let next = position + 1 < events.count ? events[position + 1] : nil
+        if currentHour != Int64.min,
+          let next, Timestamp.hourNumber(ms: next.timestampMs) != hour
+        {
+          strays[key(index, hour: hour), default: 0] += 1
+          continue
+        }
         flush()
         currentHour = hour
       }
-      let index = Int(event.dimensions) << 3 | (event.isTest ? 4 : 0) | Int(event.action)
       if current[index] == 0 { touched.append(index) }
       current[index] += 1
     }
     flush()
+    partials += strays.lazy.map { ($0.key, $0.value) }
     return summed(partials)
   }
 
