@@ -45,11 +45,14 @@ public final class BatchWriter: @unchecked Sendable {
     /// it commits fail as on a full disk. None by default.
     public var maxFileBytes: Int64?
     /// Events a fold step takes at most, and so the fold's memory: a step
-    /// holds about 130 bytes an event at its peak. Bigger steps cost less
-    /// an event, as each writes a page of the rollup tables once for all
-    /// its events that land there; the daemon's is the largest that keeps
-    /// its peak inside the memory bar (docs/performance.md).
-    public var maxFoldStepEvents = 400_000
+    /// holds about 80 bytes an event at its peak (130 before session 26
+    /// took the presence sightings, the download rows' dictionary and late
+    /// events' partial counts out of it; 400,000 events a step then).
+    /// Bigger steps cost less an event, as each writes a page of the rollup
+    /// tables once for all its events that land there; the daemon's is the
+    /// largest that keeps its peak inside the memory bar
+    /// (docs/performance.md).
+    public var maxFoldStepEvents = 600_000
     /// Under steady ingest below half the backlog cap, a small fold step
     /// this often, so a trickle's reports read a short unfolded tail; nil
     /// for none, where nothing reads reports while the writer runs.
