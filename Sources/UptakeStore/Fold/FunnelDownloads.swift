@@ -32,11 +32,11 @@ struct FunnelDownloads {
   /// a dictionary of two arrays a row was a large part of the fold's peak
   /// of memory, a heap block for each of a flood step's ~100,000 rows.
   private var rows: [Row] = []
-  private var downloadTimes: [Int64] = []
-  private var risePoints: [(ts: Int64, version: Int32)] = []
+  private var rowDownloadTimes: [Int64] = []
+  private var rowRises: [(ts: Int64, version: Int32)] = []
 
-  /// A row's key, its download times `downloadTimes[downloads]` and its
-  /// rises `risePoints[rises]`.
+  /// A row's key, its download times `rowDownloadTimes[downloads]` and its
+  /// rises `rowRises[rises]`.
   private struct Row {
     let key: Key
     let downloads: Range<Int32>
@@ -54,14 +54,14 @@ struct FunnelDownloads {
       let key = Key(
         appNo: scope.appNo, isTest: scope.isTest, update: row.update, day: row.day,
         installKey: scope.installKey)
-      let downloadsStart = Int32(downloadTimes.count)
-      let risesStart = Int32(risePoints.count)
-      downloadTimes += downloads
-      risePoints += rises
+      let downloadsStart = Int32(rowDownloadTimes.count)
+      let risesStart = Int32(rowRises.count)
+      rowDownloadTimes += downloads
+      rowRises += rises
       rows.append(
         Row(
-          key: key, downloads: downloadsStart..<Int32(downloadTimes.count),
-          rises: risesStart..<Int32(risePoints.count)))
+          key: key, downloads: downloadsStart..<Int32(rowDownloadTimes.count),
+          rises: risesStart..<Int32(rowRises.count)))
     }
   }
 
@@ -179,10 +179,10 @@ struct FunnelDownloads {
       let dayStartMs = Int64(key.day) * Timestamp.msPerDay
       var entry = DownloadRow(installKey: key.installKey, downloads: [], rises: [])
       DownloadTimes.pack(
-        downloadTimes[Int(row.downloads.lowerBound)..<Int(row.downloads.upperBound)],
+        rowDownloadTimes[Int(row.downloads.lowerBound)..<Int(row.downloads.upperBound)],
         dayStartMs: dayStartMs, into: &entry.downloads)
       Rises.pack(
-        risePoints[Int(row.rises.lowerBound)..<Int(row.rises.upperBound)].lazy.map {
+        rowRises[Int(row.rises.lowerBound)..<Int(row.rises.upperBound)].lazy.map {
           ($0.ts, versions.texts[Int($0.version)])
         }, dayStartMs: dayStartMs, into: &entry.rises)
       bucketRows.append(entry)
