@@ -104,6 +104,13 @@ public final class Service: @unchecked Sendable {
       maxRows: configuration.serverLimits.maxReportRows,
       maxInstalls: configuration.serverLimits.maxReportInstalls,
       maxAnswerBacklogBytes: configuration.serverLimits.maxAnswerBacklogBytes)
+    if writerLimits.folds {
+      // The writer holds all apps' backlog under twice its cap, give or
+      // take a transaction; only a fold catching up on more (a refold
+      // after a migration, or a fold that fails) goes past it.
+      reports.maxUnfoldedEvents =
+        2 * writerLimits.maxUnfoldedEvents + writerLimits.maxEventsPerTransaction
+    }
     reports.cluster = layout.map {
       ClusterReports(layout: $0, maxRows: configuration.serverLimits.maxReportRows)
     }

@@ -16,6 +16,9 @@ struct ReportHandlers: Sendable {
   var maxRows = ServerLimits().maxReportRows
   /// A report holding more distinct installs than this is answered 413.
   var maxInstalls = ServerLimits().maxReportInstalls
+  /// While more events than this are stored and not folded, reports are
+  /// answered 503 (`ReportQueries.maxUnfoldedEvents`); nil for no bound.
+  var maxUnfoldedEvents: Int? = nil
   /// While answers of more bytes than this wait for slow readers, reports
   /// are answered 503.
   var maxAnswerBacklogBytes = ServerLimits().maxAnswerBacklogBytes
@@ -25,7 +28,9 @@ struct ReportHandlers: Sendable {
 
   /// The report queries on `database`, bounded by this handler's limits.
   private func queries(_ database: Database) -> ReportQueries {
-    ReportQueries(database: database, maxRows: maxRows, maxInstalls: maxInstalls)
+    ReportQueries(
+      database: database, maxRows: maxRows, maxInstalls: maxInstalls,
+      maxUnfoldedEvents: maxUnfoldedEvents)
   }
 
   var routes: [Route] {
@@ -338,6 +343,14 @@ struct ReportHandlers: Sendable {
           "the cluster cannot answer in full, and a report never answers with part of the"
             + " events: \(message)",
           retryAfterSeconds: 5
+        ).response
+      }
+      if case .foldBehind(let unfolded, _) = error {
+        return APIError.unavailable(
+          "\(unfolded) stored events are not folded into the report aggregates yet, more than"
+            + " a report reads at once (as after an upgrade that folds every event again);"
+            + " reports answer once the fold catches up (uptake_unfolded_events in /metrics)",
+          retryAfterSeconds: 10
         ).response
       }
       if case .reportTooManyInstalls(let maxInstalls) = error {

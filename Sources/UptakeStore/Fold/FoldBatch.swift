@@ -63,6 +63,8 @@ struct FoldBatch {
     while try statement.step() {
       batch.lastSeq = statement.int64(0)
       batch.count += 1
+      // A report's tail stops at its time limit like the rest of it.
+      if batch.count & 4095 == 0 { try statement.database.checkTimeLimit() }
       let action = statement.int64(3)
       guard Action(rawValue: Int(action)) != nil else { continue }
       let appNo = statement.int64(1)

@@ -7,7 +7,7 @@ extension ReportQueries {
     -> [AdoptionRow]
   {
     try database.read { () throws(StoreError) -> [AdoptionRow] in
-      let tail = try RollupTail.load(database, appNo: appNo)
+      let tail = try unfoldedTail(appNo: appNo)
       let counts =
         test == .include
         ? try distinctInstallCounts(

@@ -26,7 +26,7 @@ extension ReportQueries {
       }
       sets.reset()
 
-      let tail = try RollupTail.load(database, appNo: appNo)
+      let tail = try unfoldedTail(appNo: appNo)
       var sightings: [TailSighting] = []
       for event in tail.events where test.admits(isTest: event.isTest) {
         let day = Timestamp.dayNumber(ms: event.timestampMs)

@@ -91,7 +91,7 @@ private struct FunnelCohort {
     self.range = range
     self.test = test
     upgrades = UpgradeRule(target: target)
-    unfolded = try Self.unfoldedEvents(database, appNo: appNo, range: range, test: test)
+    unfolded = try Self.unfoldedEvents(queries, appNo: appNo, range: range, test: test)
     let span = try Self.foldedSpan(
       database, appNo: appNo, updateId: updateId, range: range, test: test)
     firstDay = span.days?.first ?? 1
@@ -129,9 +129,9 @@ private struct FunnelCohort {
   }
 
   private static func unfoldedEvents(
-    _ database: Database, appNo: Int64, range: DayRange, test: TestFilter
+    _ queries: ReportQueries, appNo: Int64, range: DayRange, test: TestFilter
   ) throws(StoreError) -> [Int64: [RollupEvent]] {
-    let tail = try RollupTail.load(database, appNo: appNo)
+    let tail = try queries.unfoldedTail(appNo: appNo)
     var byInstall: [Int64: [RollupEvent]] = [:]
     for event in tail.events
     where test.admits(isTest: event.isTest) && event.timestampMs >= range.startMs

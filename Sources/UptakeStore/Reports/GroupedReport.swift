@@ -63,7 +63,7 @@ extension ReportQueries {
         try checkSize(groups.count)
       }
 
-      let tail = try RollupTail.load(database, appNo: appNo)
+      let tail = try unfoldedTail(appNo: appNo)
       let members = try InstallChunks.Reader(database)
       for (bucket, bucketCounts) in tail.daily
       where test.admits(isTest: bucket.isTest) && (range.fromDay...range.toDay).contains(bucket.day)

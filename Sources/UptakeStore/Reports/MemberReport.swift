@@ -51,7 +51,7 @@ extension ReportQueries {
         try checkSize(installs.count)
       }
 
-      let tail = try RollupTail.load(database, appNo: appNo)
+      let tail = try unfoldedTail(appNo: appNo)
       for (bucket, bucketCounts) in tail.daily
       where test.admits(isTest: bucket.isTest) && (range.fromDay...range.toDay).contains(bucket.day)
       {

@@ -13,11 +13,27 @@ public struct ReportQueries {
   /// for no limit: a funnel keeps about a hundred bytes an install, and
   /// anyone with the public key can post millions of installIds.
   let maxInstalls: Int?
+  /// The most unfolded events a report reads as its tail, nil for no
+  /// limit. The writer keeps the backlog under its cap, but after a
+  /// migration that folds every event again the whole database is
+  /// unfolded, and a report that read it held gigabytes: past this bound a
+  /// report throws `StoreError.foldBehind` instead.
+  let maxUnfoldedEvents: Int?
 
-  public init(database: Database, maxRows: Int? = nil, maxInstalls: Int? = nil) {
+  public init(
+    database: Database, maxRows: Int? = nil, maxInstalls: Int? = nil,
+    maxUnfoldedEvents: Int? = nil
+  ) {
     self.database = database
     self.maxRows = maxRows
     self.maxInstalls = maxInstalls
+    self.maxUnfoldedEvents = maxUnfoldedEvents
+  }
+
+  /// The app's events not folded yet (`RollupTail`), refused past
+  /// `maxUnfoldedEvents`; call inside `Database.read`.
+  func unfoldedTail(appNo: Int64) throws(StoreError) -> RollupDelta {
+    try RollupTail.load(database, appNo: appNo, maxEvents: maxUnfoldedEvents)
   }
 
   /// Throws once a report holds more than `maxInstalls` installs.

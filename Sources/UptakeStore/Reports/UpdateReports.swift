@@ -27,7 +27,7 @@ extension ReportQueries {
           statement.int64(4))
         try checkSize(byUpdate.count)
       }
-      let tail = try RollupTail.load(database, appNo: appNo)
+      let tail = try unfoldedTail(appNo: appNo)
       for (key, counts) in tail.daily
       where test.admits(isTest: key.isTest) && (range.fromDay...range.toDay).contains(key.day) {
         add(key.updateId, key.action.rawValue, counts.events, counts.firstTs, counts.lastTs)
@@ -76,7 +76,7 @@ extension ReportQueries {
         try checkInstalls(installs[action].count)
       }
 
-      let tail = try RollupTail.load(database, appNo: appNo)
+      let tail = try unfoldedTail(appNo: appNo)
       for (key, bucket) in tail.daily
       where key.updateId == updateId && test.admits(isTest: key.isTest)
         && (range.fromDay...range.toDay).contains(key.day)

@@ -15,6 +15,11 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
   /// The store of record past one box (a ClickHouse cluster) could not
   /// answer in full: a server or shard is down or refused the query.
   case clusterUnavailable(String)
+  /// More events are stored and not folded into the report aggregates than
+  /// a report may read as its unfolded tail (`ReportQueries.maxUnfoldedEvents`):
+  /// the fold is catching up, as after a migration that folds everything
+  /// again, and reports wait for it rather than read it all.
+  case foldBehind(unfoldedEvents: Int64, maxEvents: Int)
 
   /// True when the database cannot take writes right now, but may later:
   /// disk full, read-only, locked by another process, or an I/O error.
@@ -55,6 +60,9 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
       return "the report holds more than \(maxInstalls) installs"
     case .clusterUnavailable(let message):
       return message
+    case .foldBehind(let unfolded, let maxEvents):
+      return
+        "\(unfolded) events are not folded into the report aggregates yet (more than \(maxEvents))"
     }
   }
 }
