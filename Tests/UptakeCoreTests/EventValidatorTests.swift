@@ -328,6 +328,37 @@ struct EventValidatorDirectTests {
     #expect(answers.direct == answers.parsed)
   }
 
+  @Test(
+    "a whole document (a line of uptake import): the answer, or the JSON error, of parsing it",
+    arguments: [
+      #"{"updateId":"u1","action":"impression","appVersion":"2.0"}"#,
+      #"  {"updateId":"u1","action":"later","appVersion":"2.0","extra":[{"a":[]}]}  "#,
+      #"{"updateId":"u1","action":"clicked","appVersion":"2.0"}"#,
+      #"[1,2]"#, #""event""#, "42", "null", "",
+      "   ", "not json", #"{"updateId":"u1"} x"#, #"{"updateId":"u1","#,
+      #"{"updateId":"u1","action":"impression","appVersion":"2.0","x":01}"#,
+      #"{"updateId":"u1","action":"impression","appVersion":"2.0","x":"\ud800"}"#,
+      #"{"a":"# + String(repeating: "[", count: 40) + String(repeating: "]", count: 40) + "}",
+    ])
+  func wholeDocument(_ json: String) {
+    let receivedAtMs: Int64 = 1_764_437_415_000
+    let bytes = Array(json.utf8)
+    func parsed() -> Result<Result<Event, EventValidationError>, JSONParseError> {
+      do {
+        let value = try JSONParser().parse(bytes)
+        return .success(EventValidator().validate(value, receivedAtMs: receivedAtMs))
+      } catch {
+        return .failure(error)
+      }
+    }
+    let direct = bytes.withUnsafeBytes { raw in
+      Result { () throws(JSONParseError) in
+        try EventValidator().validateDocument(raw, receivedAtMs: receivedAtMs)
+      }
+    }
+    #expect(direct == parsed(), "\(json)")
+  }
+
   @Test("malformed JSON inside the event throws, as parsing it does")
   func malformedThrows() {
     for json in [#"{"updateId":"u1",}"#, #"{"updateId" "u1"}"#, #"{"a":1 "b":2}"#, #"{"a":"\x"}"#] {

@@ -47,6 +47,30 @@ public struct EventValidator: Sendable {
   /// The answer for an event that is no JSON object.
   static let notAnObject = EventValidationError("event: not an object")
 
+  /// One event that is a whole JSON document (a line of `uptake import`):
+  /// the answers of `JSONParser.parse` then `validate(_:receivedAtMs:)`, read
+  /// straight from the bytes as ingest reads each event of a batch
+  /// (`validateObject`). Building each line's member list and key strings
+  /// was half of an import's parsing thread (docs/performance.md, session 27).
+  /// Throws only when the line is no JSON document.
+  public func validateDocument(
+    _ bytes: UnsafeRawBufferPointer, receivedAtMs: Int64, maxDepth: Int = 32
+  ) throws(JSONParseError) -> Result<Event, EventValidationError> {
+    var reader = JSONReader(bytes: bytes, maxDepth: maxDepth)
+    reader.skipWhitespace()
+    if reader.isAtEnd { throw JSONParseError(message: "no JSON value", offset: reader.position) }
+    let result: Result<Event, EventValidationError>
+    if reader.current == UInt8(ascii: "{") {
+      result = try validateObject(&reader, depth: 0, receivedAtMs: receivedAtMs)
+    } else {
+      try reader.skipValue(depth: 0)
+      result = .failure(Self.notAnObject)
+    }
+    reader.skipWhitespace()
+    if !reader.isAtEnd { throw reader.unexpected("after the JSON value") }
+    return result
+  }
+
   /// Validates the event object at the reader's current `{`, which has
   /// `depth` containers around it, reading the contract's fields straight
   /// from the bytes: unlike `validate(_:receivedAtMs:)` after

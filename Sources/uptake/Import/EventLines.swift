@@ -10,7 +10,6 @@ struct EventLines {
     case rejected(String)
   }
 
-  private let parser = JSONParser()
   private let validator = EventValidator()
   /// The number of the line parsed last.
   private(set) var number = 0
@@ -25,13 +24,13 @@ struct EventLines {
       bytes = UnsafeRawBufferPointer(rebasing: bytes[3...])
     }
     guard bytes.contains(where: { !Self.isWhitespace($0) }) else { return .blank }
-    let value: JSONValue
+    let result: Result<Event, EventValidationError>
     do {
-      value = try parser.parse(bytes)
+      result = try validator.validateDocument(bytes, receivedAtMs: receivedAtMs)
     } catch {
       return .rejected("not JSON: \(error.message) at byte \(error.offset)")
     }
-    switch validator.validate(value, receivedAtMs: receivedAtMs) {
+    switch result {
     case .success(let event): return .event(event)
     case .failure(let error): return .rejected(error.message)
     }
