@@ -18,6 +18,7 @@ test: deps
 	$(SWIFT) build --build-tests || { status=$$?; [ $$status -gt 128 ] || exit $$status; \
 	  echo "swift build died by signal $$((status - 128)); building again" >&2; \
 	  $(SWIFT) build --build-tests; }
+	SWIFT=$(SWIFT) tools/check-test-discovery
 	$(SWIFT) test --skip-build
 	UPTAKED=.build/debug/uptaked UPTAKE=.build/debug/uptake tools/browser-tests
 
