@@ -105,11 +105,10 @@ public final class Service: @unchecked Sendable {
       maxInstalls: configuration.serverLimits.maxReportInstalls,
       maxAnswerBacklogBytes: configuration.serverLimits.maxAnswerBacklogBytes)
     if writerLimits.folds {
-      // The writer holds all apps' backlog under twice its cap, give or
-      // take a transaction; only a fold catching up on more (a refold
-      // after a migration, or a fold that fails) goes past it.
+      // Only a fold catching up on more than the writer ever leaves (a
+      // refold after a migration, or a fold that fails) goes past it.
       reports.maxUnfoldedEvents =
-        2 * writerLimits.maxUnfoldedEvents + writerLimits.maxEventsPerTransaction
+        writerLimits.maxUnfoldedEventsOfAllApps + writerLimits.maxEventsPerTransaction
     }
     reports.cluster = layout.map {
       ClusterReports(layout: $0, maxRows: configuration.serverLimits.maxReportRows)

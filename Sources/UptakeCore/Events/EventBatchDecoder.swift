@@ -97,14 +97,7 @@ public struct EventBatchDecoder: Sendable {
       let (result, start, end) = try json { () throws(JSONParseError) in
         reader.skipWhitespace()
         let start = reader.position
-        let result: Result<Event, EventValidationError>
-        if reader.current == UInt8(ascii: "{") {
-          result = try validator.validateObject(&reader, depth: 2, receivedAtMs: receivedAtMs)
-        } else {
-          // Anything but an object is refused whatever it holds: not built.
-          try reader.skipValue(depth: 2)
-          result = .failure(EventValidator.notAnObject)
-        }
+        let result = try validator.validateValue(&reader, depth: 2, receivedAtMs: receivedAtMs)
         return (result, start, reader.position)
       }
       if end - start > limits.maxEventBytes { throw .eventTooLarge(index: index) }

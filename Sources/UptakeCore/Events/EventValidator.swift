@@ -53,22 +53,27 @@ public struct EventValidator: Sendable {
   /// (`validateObject`). Building each line's member list and key strings
   /// was half of an import's parsing thread (docs/performance.md, session 27).
   /// Throws only when the line is no JSON document.
-  public func validateDocument(
-    _ bytes: UnsafeRawBufferPointer, receivedAtMs: Int64, maxDepth: Int = 32
-  ) throws(JSONParseError) -> Result<Event, EventValidationError> {
-    var reader = JSONReader(bytes: bytes, maxDepth: maxDepth)
-    reader.skipWhitespace()
-    if reader.isAtEnd { throw JSONParseError(message: "no JSON value", offset: reader.position) }
-    let result: Result<Event, EventValidationError>
-    if reader.current == UInt8(ascii: "{") {
-      result = try validateObject(&reader, depth: 0, receivedAtMs: receivedAtMs)
-    } else {
-      try reader.skipValue(depth: 0)
-      result = .failure(Self.notAnObject)
+  public func validateDocument(_ bytes: UnsafeRawBufferPointer, receivedAtMs: Int64)
+    throws(JSONParseError) -> Result<Event, EventValidationError>
+  {
+    var reader = JSONReader(bytes: bytes, maxDepth: JSONParser.defaultMaxDepth)
+    return try reader.readDocument { (reader) throws(JSONParseError) in
+      try validateValue(&reader, depth: 0, receivedAtMs: receivedAtMs)
     }
-    reader.skipWhitespace()
-    if !reader.isAtEnd { throw reader.unexpected("after the JSON value") }
-    return result
+  }
+
+  /// Validates the event value at the reader's position (whitespace
+  /// skipped), which has `depth` containers around it: an object field by
+  /// field (`validateObject`); anything else is refused whatever it holds,
+  /// checked but not built.
+  func validateValue(_ reader: inout JSONReader, depth: Int, receivedAtMs: Int64)
+    throws(JSONParseError) -> Result<Event, EventValidationError>
+  {
+    guard reader.current == UInt8(ascii: "{") else {
+      try reader.skipValue(depth: depth)
+      return .failure(Self.notAnObject)
+    }
+    return try validateObject(&reader, depth: depth, receivedAtMs: receivedAtMs)
   }
 
   /// Validates the event object at the reader's current `{`, which has

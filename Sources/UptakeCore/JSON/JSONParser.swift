@@ -7,8 +7,11 @@ public struct JSONParser: Sendable {
   /// the parser's recursion whatever a client sends.
   let maxDepth: Int
 
+  /// The nesting a parser accepts unless told otherwise.
+  public static let defaultMaxDepth = 32
+
   /// A parser accepting at most `maxDepth` nested arrays and objects.
-  public init(maxDepth: Int = 32) {
+  public init(maxDepth: Int = JSONParser.defaultMaxDepth) {
     self.maxDepth = maxDepth
   }
 

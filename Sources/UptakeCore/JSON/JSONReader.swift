@@ -38,9 +38,18 @@ struct JSONReader {
   /// Parses one complete document: a value with optional surrounding
   /// whitespace and nothing else.
   mutating func parseDocument() throws(JSONParseError) -> JSONValue {
+    try readDocument { (reader) throws(JSONParseError) in try reader.parseValue(depth: 0) }
+  }
+
+  /// Reads one complete document with `readValue`, which reads the value at
+  /// the current position (whitespace skipped, at depth 0): the
+  /// surrounding whitespace and nothing else are allowed around it.
+  mutating func readDocument<Value>(
+    _ readValue: (inout JSONReader) throws(JSONParseError) -> Value
+  ) throws(JSONParseError) -> Value {
     skipWhitespace()
     if isAtEnd { throw JSONParseError(message: "no JSON value", offset: position) }
-    let value = try parseValue(depth: 0)
+    let value = try readValue(&self)
     skipWhitespace()
     if !isAtEnd { throw unexpected("after the JSON value") }
     return value

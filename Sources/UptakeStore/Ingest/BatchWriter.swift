@@ -41,6 +41,11 @@ public final class BatchWriter: @unchecked Sendable {
     /// report during it reads the unfolded events; lower keeps reports quick
     /// and slows a flood's ingest to the fold's rate sooner.
     public var maxUnfoldedEvents = 1_000_000
+    /// The backlog of all apps together before the writer waits: twice one
+    /// app's (`nextJobs` holds each app back at `maxUnfoldedEvents`). A
+    /// transaction under way may take it past by up to
+    /// `maxEventsPerTransaction`.
+    public var maxUnfoldedEventsOfAllApps: Int { 2 * maxUnfoldedEvents }
     /// A cap on each of the database's two files (`--max-db-size`): past
     /// it commits fail as on a full disk. None by default.
     public var maxFileBytes: Int64?
@@ -310,7 +315,7 @@ public final class BatchWriter: @unchecked Sendable {
       // Each app's own backlog holds back its own batches (`nextJobs`);
       // this bounds them all together, at twice one app's.
       folder?.waitUntilBacklog(
-        atMost: 2 * limits.maxUnfoldedEvents, backlogWaitSeconds: Self.backlogWaitSeconds
+        atMost: limits.maxUnfoldedEventsOfAllApps, backlogWaitSeconds: Self.backlogWaitSeconds
       ) {
         isStopping
       }

@@ -8,7 +8,7 @@ enum RollupTail {
   /// `maxEvents`, throws `StoreError.foldBehind` when more events than that
   /// (of all apps: the read steps over them all) are unfolded, before
   /// reading any.
-  static func load(_ database: Database, appNo: Int64, maxEvents: Int? = nil)
+  static func load(_ database: Database, appNo: Int64, maxEvents: Int?)
     throws(StoreError) -> RollupDelta
   {
     let after = try RollupFolder.foldedSeq(database)
