@@ -46,14 +46,46 @@ struct ClusterSchemaTests {
       let tables = try shards.query(index, "SHOW TABLES FROM uptake").split(separator: "\n")
       #expect(
         tables == [
-          "apps", "events", "events_local", "migrations", "report_days", "report_days_local",
-          "report_days_view", "report_hours", "report_hours_local", "report_hours_view",
-          "schema_migrations", "update_configs",
+          "apps", "events", "events_local", "migrations", "report_day_installs",
+          "report_day_installs_local", "report_day_installs_view", "report_days",
+          "report_days_counted_view", "report_days_local", "report_hours", "report_hours_local",
+          "report_hours_view", "schema_migrations", "update_configs",
         ])
       let recorded = try shards.query(
         index, "SELECT name FROM uptake.schema_migrations ORDER BY name")
       #expect(recorded.split(separator: "\n").map(String.init) == ClusterSchema.knownMigrations)
     }
+  }
+
+  @Test("a migration stopped after its ALTER runs again without adding the column twice")
+  func alterRunsAgain() throws {
+    let shards = try ClickHouseShards(count: 1)
+    defer { shards.stopAll() }
+    let layout = try shards.migratedLayout(cluster: nil)
+    let server = layout.servers[0]
+    // As if the migration that adds the column had stopped before
+    // recording itself: its ALTER ran, its view may or may not have been
+    // made.
+    let names = ClusterSchema.knownMigrations
+    let adding = try #require(names.firstIndex { $0.hasSuffix("report_days_inserts") })
+    try server.execute("DROP TABLE uptake.schema_migrations")
+    try server.execute(
+      "CREATE TABLE uptake.schema_migrations (name String, applied_ms Int64) ENGINE = TinyLog")
+    for name in names[..<adding] + names[(adding + 1)...] {
+      try server.execute("INSERT INTO uptake.schema_migrations VALUES ('\(name)', 0)")
+    }
+    try server.execute("DROP TABLE uptake.report_days_counted_view")
+
+    #expect(try ClusterSchema.migrate(layout, nowMs: Self.nowMs) == 1)
+
+    let columns = try server.execute(
+      "SELECT name FROM system.columns WHERE database = 'uptake' AND table = 'report_days_local'")
+    #expect(columns.split(separator: "\n").filter { $0 == "inserts" }.count == 1)
+    try server.insert(
+      "INSERT INTO \(layout.insertTable) FORMAT JSONEachRow", data: Self.events(10, installs: 3))
+    #expect(
+      try server.execute("SELECT countMerge(inserts), uniqExactMerge(ids) FROM uptake.report_days")
+        == "10\t10\n")
   }
 
   @Test(

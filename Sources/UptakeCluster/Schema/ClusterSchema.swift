@@ -27,6 +27,7 @@ public enum ClusterSchema {
           .split(separator: "\n").map(String.init))
       for migration in embeddedClusterMigrations where !recorded.contains(migration.name) {
         for statement in statements(of: migration.text, in: layout) {
+          if try hasColumn(addedBy: statement, on: server) { continue }
           try server.execute(statement)
         }
         try server.execute(
@@ -35,6 +36,26 @@ public enum ClusterSchema {
       }
     }
     return ran
+  }
+
+  /// Whether `statement` is an `ALTER TABLE db.table ADD COLUMN name …`
+  /// whose table has that column already: 18.16 has no `ADD COLUMN IF NOT
+  /// EXISTS`, and a migration that stopped after its ALTER runs again.
+  static func hasColumn(addedBy statement: String, on server: ClickHouseServer)
+    throws(ClickHouseError) -> Bool
+  {
+    let words = statement.split(whereSeparator: \.isWhitespace)
+    guard words.count >= 6, words[0] == "ALTER", words[1] == "TABLE", words[3] == "ADD",
+      words[4] == "COLUMN"
+    else { return false }
+    let table = words[2].split(separator: ".", maxSplits: 1)
+    guard table.count == 2 else { return false }
+    let found = try server.execute(
+      """
+      SELECT count() FROM system.columns
+      WHERE database = '\(table[0])' AND table = '\(table[1])' AND name = '\(words[5])'
+      """)
+    return found.trimmingCharacters(in: .whitespacesAndNewlines) != "0"
   }
 
   /// Asks every server `SELECT 1`: whether the whole layout answers.
@@ -59,7 +80,11 @@ public enum ClusterSchema {
             of: "{report_hours_engine}", with: layout.readEngine(over: "report_hours_local")
           )
           .replacingOccurrences(
-            of: "{report_days_engine}", with: layout.readEngine(over: "report_days_local"))
+            of: "{report_days_engine}", with: layout.readEngine(over: "report_days_local")
+          )
+          .replacingOccurrences(
+            of: "{report_day_installs_engine}",
+            with: layout.readEngine(over: "report_day_installs_local"))
       }
   }
 }

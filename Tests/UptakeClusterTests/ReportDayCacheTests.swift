@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+import UptakeCore
+import UptakeStore
+import UptakeTestSupport
+
+@testable import UptakeCluster
+
+/// A node answers the days that have not changed from memory
+/// (`ReportDayCache`): its reports must stay what the cluster holds as
+/// events keep arriving, late ones and duplicates among them.
+@Suite(
+  "Reports remembered by day follow every event that arrives", .serialized, .timeLimit(.minutes(3)))
+struct ReportDayCacheTests {
+  static let firstDay: Int64 = 20_780
+  static let range = DayRange(fromDay: firstDay, toDay: firstDay + 9)
+
+  /// Events of installs `installs` on `day`, ids from `firstId`, spread
+  /// over two updates, four actions, three versions and both test flags.
+  static func events(day: Int64, firstId: Int, count: Int, installs: Int = 40) -> Data {
+    var lines = ""
+    for index in firstId..<(firstId + count) {
+      let action = ["impression", "download", "later", "ignore"][index % 4]
+      let platform = index % 5 == 0 ? "null" : #""ios""#
+      lines += """
+        {"app_id":"shop","id":"e\(index)","update_id":"u\(index % 2)","action":"\(action)",\
+        "app_version":"1.\(index % 3)","install_id":"i\(index % installs)","platform":\(platform),\
+        "os_version":"17.\(index % 2)","previous_app_version":null,"is_test":\(index % 7 == 0 ? 1 : 0),\
+        "ts_ms":\(day * Timestamp.msPerDay + Int64(index % 86_400) * 1000),\
+        "received_ms":\(day * Timestamp.msPerDay),"day":"\(Timestamp.formatDate(dayNumber: day))"}
+
+        """
+    }
+    return Data(lines.utf8)
+  }
+
+  /// Every daily report a node answers, as comparable text.
+  static func answers(_ reports: ClusterReports) throws -> [String] {
+    var answers: [String] = []
+    for test in TestFilter.allCases {
+      answers.append("\(try reports.updates(appId: "shop", range: range, test: test))")
+      answers.append(
+        "\(try reports.update(appId: "shop", updateId: "u1", range: range, test: test))")
+      answers.append("\(try reports.adoption(appId: "shop", range: range, test: test))")
+      for keys: [GroupKey] in [
+        [.date, .updateId, .action], [.appVersion, .platform], [], [.action, .date],
+      ] {
+        answers.append(
+          "\(try reports.grouped(appId: "shop", keys: keys, granularity: .day, range: range, test: test))"
+        )
+      }
+    }
+    return answers
+  }
+
+  @Test("unchanged days come from memory; changed ones are asked again, and answers stay exact")
+  func followsArrivals() throws {
+    let shards = try ClickHouseShards(count: 2)
+    defer { shards.stopAll() }
+    let layout = try shards.migratedLayout()
+    let insert = "INSERT INTO \(layout.insertTable) FORMAT JSONEachRow"
+    func add(_ data: Data) throws {
+      try layout.servers[0].insert(insert, data: data, settings: ["insert_distributed_sync": "1"])
+    }
+    for offset in 0..<8 {
+      try add(Self.events(day: Self.firstDay + Int64(offset), firstId: offset * 1_000, count: 300))
+    }
+    let node = ClusterReports(layout: layout)
+
+    let first = try Self.answers(node)
+    let asked = node.dayCacheStatistics.asked
+    #expect(asked > 0 && node.dayCacheStatistics.remembered == 0)
+    #expect(first == (try Self.answers(ClusterReports(layout: layout))), "the same as a fresh node")
+
+    // Nothing arrived: every day from memory, the same answers.
+    #expect(try Self.answers(node) == first)
+    #expect(node.dayCacheStatistics.asked == asked)
+    #expect(node.dayCacheStatistics.remembered == asked)
+
+    // A late event for the third day, a retried one for the fifth (the
+    // same id and content: counted once), and a first event on a new day.
+    try add(Self.events(day: Self.firstDay + 2, firstId: 50_000, count: 1, installs: 1))
+    try add(Self.events(day: Self.firstDay + 4, firstId: 4_000, count: 1))
+    try add(Self.events(day: Self.firstDay + 9, firstId: 90_000, count: 5))
+
+    let after = try Self.answers(node)
+    #expect(after != first, "the new events show")
+    #expect(after == (try Self.answers(ClusterReports(layout: layout))), "the same as a fresh node")
+    // Only the days that took events in were asked again. The three new
+    // events are not test events: under test=exclude and test=include
+    // three of the eight days each query asked at first, under test=only
+    // none (and the new day has no test event to ask for).
+    let askedAgain = node.dayCacheStatistics.asked - asked
+    #expect(askedAgain * 4 == asked, "asked \(askedAgain) days again, \(asked) at first")
+  }
+}
