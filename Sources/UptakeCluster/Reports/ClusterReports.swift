@@ -17,10 +17,19 @@ public struct ClusterReports: Sendable {
   /// Each day's rows of the queries asked before, answered again while
   /// the day is unchanged (`ReportDayCache`).
   let dayCache: ReportDayCache
+  /// Past this many groups to ask again, a query asks their whole days
+  /// (`remembered`): a list of names that long costs more to send and
+  /// match than the days' other groups.
+  let maxGroupsAskedByName: Int
 
   public init(layout: ClusterLayout, maxRows: Int? = nil) {
+    self.init(layout: layout, maxRows: maxRows, maxGroupsAskedByName: 500)
+  }
+
+  init(layout: ClusterLayout, maxRows: Int? = nil, maxGroupsAskedByName: Int) {
     self.layout = layout
     self.maxRows = maxRows
+    self.maxGroupsAskedByName = maxGroupsAskedByName
     dayCache = ReportDayCache()
   }
 
@@ -32,15 +41,11 @@ public struct ClusterReports: Sendable {
   public func updates(appId: String, range: DayRange, test: TestFilter) throws(StoreError)
     -> [UpdateSummary]
   {
-    let inserts = try dayInserts(appId: appId, range: range, test: test)
-    let rows = try perDay(shape: "updates", appId: appId, test: test, inserts: inserts) {
-      """
-      SELECT toUInt32(day), update_id, toUInt8(action), uniqExactMerge(ids), minMerge(first_ms),
-        maxMerge(last_ms)
-      FROM \(layout.database).report_days WHERE \($0)
-      GROUP BY day, update_id, action
-      """
-    }
+    let rows = try remembered(
+      DailyGroups(
+        name: "updates", keys: [("update_id", false), ("toUInt8(action)", true)],
+        values: ["uniqExactMerge(ids)", "minMerge(first_ms)", "maxMerge(last_ms)"]),
+      appId: appId, range: range, test: test)
     var byUpdate: [String: (events: [Int], first: Int64, last: Int64)] = [:]
     for row in rows {
       guard row.count == 6, let action = Int(row[2]), action < 4, let events = Int(row[3]),
@@ -57,7 +62,7 @@ public struct ClusterReports: Sendable {
   }
 
   /// One update's events and distinct installs by action over the range,
-  /// and its events by day (remembered by day: `perDay`).
+  /// and its events by day (remembered: `remembered`).
   public func update(appId: String, updateId: String, range: DayRange, test: TestFilter)
     throws(StoreError) -> UpdateDetail
   {
@@ -73,16 +78,11 @@ public struct ClusterReports: Sendable {
           """)
       },
       { () throws(StoreError) in
-        let inserts = try dayInserts(appId: appId, range: range, test: test)
-        return try perDay(
-          shape: "update \(updateId)", appId: appId, test: test, inserts: inserts
-        ) {
-          """
-          SELECT toUInt32(day), toUInt8(action), uniqExactMerge(ids)
-          FROM \(layout.database).report_days WHERE \($0) AND \(update)
-          GROUP BY day, action
-          """
-        }
+        try remembered(
+          DailyGroups(
+            name: "update \(updateId)", keys: [("toUInt8(action)", true)],
+            values: ["uniqExactMerge(ids)"], condition: update),
+          appId: appId, range: range, test: test)
       })
     var byDay: [Int64: [Int]] = [:]
     var actions = Array(repeating: ActionCounts(), count: Action.allCases.count)
@@ -111,16 +111,8 @@ public struct ClusterReports: Sendable {
     appId: String, keys: [GroupKey], granularity: Granularity, range: DayRange, test: TestFilter
   ) throws(StoreError) -> [GroupedRow] {
     let hourly = granularity == .hour
-    let columns = keys.map { key in
-      switch key {
-      case .date: hourly ? "hour" : "toUInt32(day)"
-      case .updateId: "update_id"
-      case .action: "toUInt8(action)"
-      case .appVersion: "app_version"
-      case .platform: "platform"
-      case .osVersion: "os_version"
-      }
-    }
+    // An hourly report's columns; a daily one's are `dailyColumn`'s.
+    let columns = keys.map { $0 == .date ? "hour" : Self.dailyColumn($0).sql }
     let rows =
       hourly
       ? try query(
@@ -130,8 +122,7 @@ public struct ClusterReports: Sendable {
         WHERE \(hourScope(appId: appId, range: range, test: test))
         \(columns.isEmpty ? "" : "GROUP BY " + columns.joined(separator: ", "))
         """)
-      : try dailyGroups(
-        appId: appId, columns: columns, byDate: keys.contains(.date), range: range, test: test)
+      : try dailyGroups(appId: appId, keys: keys, range: range, test: test)
     // Each shard's rows are its own groups' counts: summed by the keys.
     var sums: [[String]: (events: Int, installs: Int)] = [:]
     for row in rows {
@@ -162,52 +153,65 @@ public struct ClusterReports: Sendable {
     return ReportQueries.sorted(grouped, by: keys)
   }
 
-  /// The rows of a daily report by `columns`: the keys, then events and
-  /// installs. Grouped by date, every row is one day's, and each day's
-  /// rows are remembered whole (`perDay`). Otherwise a group's installs
-  /// are the union of every day's sets, asked each time, and its events
-  /// the sum of each day's distinct ids (an event's id is kept under its
-  /// day, `events_local`'s key), remembered by day: the union of the ids
-  /// of a 30-day range took two thirds of a report's time.
-  private func dailyGroups(
-    appId: String, columns: [String], byDate: Bool, range: DayRange, test: TestFilter
-  ) throws(StoreError) -> [[String]] {
-    let table = "\(layout.database).report_days"
-    let keys = columns.map { ", " + $0 }.joined()
-    let shape = columns.joined(separator: ",")
-    if byDate {
-      let inserts = try dayInserts(appId: appId, range: range, test: test)
-      return try perDay(shape: "groups " + shape, appId: appId, test: test, inserts: inserts) {
-        """
-        SELECT toUInt32(day)\(keys), uniqExactMerge(ids), uniqExactIfMerge(installs)
-        FROM \(table) WHERE \($0) GROUP BY day\(keys)
-        """
-      }.map { Array($0.dropFirst()) }
+  /// The rows of a daily report by `keys`: the keys, then events and
+  /// installs. Grouped by date, each row is one day's group, remembered
+  /// (`remembered`). Otherwise a group's installs are the union of every
+  /// day's sets, asked each time, and its events the sum of each day's
+  /// distinct ids (an event's id is kept under its day, `events_local`'s
+  /// key), remembered: the union of the ids of a 30-day range took two
+  /// thirds of a report's time.
+  private func dailyGroups(appId: String, keys: [GroupKey], range: DayRange, test: TestFilter)
+    throws(StoreError) -> [[String]]
+  {
+    let columns = keys.filter { $0 != .date }.map(Self.dailyColumn)
+    let name = keys.map(\.rawValue).joined(separator: ",")
+    if keys.contains(.date) {
+      let rows = try remembered(
+        DailyGroups(
+          name: "groups " + name, keys: columns,
+          values: ["uniqExactMerge(ids)", "uniqExactIfMerge(installs)"]),
+        appId: appId, range: range, test: test)
+      // (day, other keys…, values…) in the keys' order.
+      return rows.map { row in
+        var others = row[1...].makeIterator()
+        return keys.map { $0 == .date ? row[0] : others.next()! } + row.suffix(2)
+      }
     }
-    let scope = scope(appId: appId, range: range, test: test)
+    let sql = columns.map(\.sql)
     // Keys of the install alone: its smaller sets do (schema/clickhouse/0008).
     let installsTable =
-      Set(columns).isSubset(of: ["app_version", "platform", "os_version"])
-      ? "\(layout.database).report_day_installs" : table
+      Set(sql).isSubset(of: ["app_version", "platform", "os_version"])
+      ? "report_day_installs" : "report_days"
+    let scope = scope(appId: appId, range: range, test: test)
     let (installRows, eventRows) = try bothAtOnce(
       { [self] () throws(StoreError) in
         try query(
           """
-          SELECT \((columns + ["toUInt64(0)", "uniqExactIfMerge(installs)"]).joined(separator: ", "))
-          FROM \(installsTable) WHERE \(scope)
-          \(columns.isEmpty ? "" : "GROUP BY " + columns.joined(separator: ", "))
+          SELECT \((sql + ["toUInt64(0)", "uniqExactIfMerge(installs)"]).joined(separator: ", "))
+          FROM \(layout.database).\(installsTable) WHERE \(scope)
+          \(sql.isEmpty ? "" : "GROUP BY " + sql.joined(separator: ", "))
           """)
       },
       { () throws(StoreError) in
-        let inserts = try dayInserts(appId: appId, range: range, test: test)
-        return try perDay(shape: "events " + shape, appId: appId, test: test, inserts: inserts) {
-          """
-          SELECT toUInt32(day)\(keys), uniqExactMerge(ids), toUInt64(0)
-          FROM \(table) WHERE \($0) GROUP BY day\(keys)
-          """
-        }
+        try remembered(
+          DailyGroups(
+            name: "events " + name, keys: columns,
+            values: ["uniqExactMerge(ids)", "toUInt64(0)"]),
+          appId: appId, range: range, test: test)
       })
     return installRows + eventRows.map { Array($0.dropFirst()) }
+  }
+
+  /// A key's column in report_days, and whether it is a number.
+  private static func dailyColumn(_ key: GroupKey) -> (sql: String, numeric: Bool) {
+    switch key {
+    case .date: ("toUInt32(day)", true)
+    case .updateId: ("update_id", false)
+    case .action: ("toUInt8(action)", true)
+    case .appVersion: ("app_version", false)
+    case .platform: ("platform", false)
+    case .osVersion: ("os_version", false)
+    }
   }
 
   /// Installs per day and version with their share of the day's installs,
@@ -215,21 +219,18 @@ public struct ClusterReports: Sendable {
   public func adoption(appId: String, range: DayRange, test: TestFilter) throws(StoreError)
     -> [AdoptionRow]
   {
-    let table = "\(layout.database).report_days"
-    let inserts = try dayInserts(appId: appId, range: range, test: test)
     let (activeRows, versionRows) = try bothAtOnce(
       { [self] () throws(StoreError) in
-        try perDay(shape: "adoption", appId: appId, test: test, inserts: inserts) {
-          "SELECT toUInt32(day), uniqExactIfMerge(installs) FROM \(table) WHERE \($0) GROUP BY day"
-        }
+        try remembered(
+          DailyGroups(name: "adoption", keys: [], values: ["uniqExactIfMerge(installs)"]),
+          appId: appId, range: range, test: test)
       },
       { () throws(StoreError) in
-        try perDay(shape: "adoption by version", appId: appId, test: test, inserts: inserts) {
-          """
-          SELECT toUInt32(day), app_version, uniqExactIfMerge(installs)
-          FROM \(table) WHERE \($0) GROUP BY day, app_version
-          """
-        }
+        try remembered(
+          DailyGroups(
+            name: "adoption by version", keys: [("app_version", false)],
+            values: ["uniqExactIfMerge(installs)"]),
+          appId: appId, range: range, test: test)
       })
     var versions: [Key: Int] = [:]
     for row in versionRows {
@@ -324,71 +325,6 @@ public struct ClusterReports: Sendable {
     return funnel
   }
 
-  /// How many events each day of the range has taken in, every shard's
-  /// together (`report_days.inserts`, schema/clickhouse/0007): what tells
-  /// `perDay` which days changed since it last asked. It reads no set.
-  private func dayInserts(appId: String, range: DayRange, test: TestFilter) throws(StoreError)
-    -> [Int64: UInt64]
-  {
-    var inserts: [Int64: UInt64] = [:]
-    for row in try query(
-      """
-      SELECT toUInt32(day), countMerge(inserts) FROM \(layout.database).report_days
-      WHERE \(scope(appId: appId, range: range, test: test)) GROUP BY day
-      """)
-    {
-      guard row.count == 2, let day = Int64(row[0]), let count = UInt64(row[1]) else { continue }
-      inserts[day, default: 0] += count
-    }
-    return inserts
-  }
-
-  /// The rows of a query whose first column is the day (`toUInt32(day)`),
-  /// for the days in `inserts` (read before it: `ReportDayCache` says
-  /// why). A day that has taken in no event since its rows were
-  /// remembered is answered from `dayCache`; the others are asked in one
-  /// query and remembered. `sql` is given the condition that picks the
-  /// rows of the days to ask; `shape` names all else that decides them.
-  private func perDay(
-    shape: String, appId: String, test: TestFilter, inserts: [Int64: UInt64],
-    _ sql: (String) -> String
-  ) throws(StoreError) -> [[String]] {
-    var rows: [[String]] = []
-    var asked: [Int64] = []
-    for (day, count) in inserts {
-      let key = ReportDayCache.Key(appId: appId, test: test, shape: shape, day: day)
-      if let remembered = dayCache.rows(for: key, inserts: count) {
-        rows += remembered
-      } else {
-        asked.append(day)
-      }
-    }
-    guard let first = asked.min(), let last = asked.max() else { return rows }
-    // The days' span when it holds no remembered day; a list otherwise.
-    let days =
-      last - first + 1 == asked.count
-      ? """
-      day BETWEEN toDate('\(Timestamp.formatDate(dayNumber: first))')
-        AND toDate('\(Timestamp.formatDate(dayNumber: last))')
-      """
-      : "day IN (\(asked.sorted().map { "toDate('\(Timestamp.formatDate(dayNumber: $0))')" }.joined(separator: ", ")))"
-    var byDay: [Int64: [[String]]] = [:]
-    for row in try query(
-      sql("app_id = \(Self.quoted(appId)) AND \(Self.testCondition(test)) AND \(days)"))
-    {
-      guard let day = row.first.flatMap({ Int64($0) }) else { continue }
-      byDay[day, default: []].append(row)
-    }
-    for day in asked {
-      let dayRows = byDay[day] ?? []
-      dayCache.remember(
-        dayRows, for: ReportDayCache.Key(appId: appId, test: test, shape: shape, day: day),
-        inserts: inserts[day] ?? 0)
-      rows += dayRows
-    }
-    return rows
-  }
-
   /// The hourly rows of one app, range and test filter.
   private func hourScope(appId: String, range: DayRange, test: TestFilter) -> String {
     "app_id = \(Self.quoted(appId)) AND \(Self.testCondition(test))"
@@ -404,7 +340,7 @@ public struct ClusterReports: Sendable {
   }
 
   /// The rows of one app, range and test filter.
-  private func scope(appId: String, range: DayRange, test: TestFilter) -> String {
+  func scope(appId: String, range: DayRange, test: TestFilter) -> String {
     """
     app_id = \(Self.quoted(appId)) AND \(Self.testCondition(test))
       AND day BETWEEN toDate('\(Timestamp.formatDate(dayNumber: range.fromDay))')
@@ -421,7 +357,7 @@ public struct ClusterReports: Sendable {
   /// and installs are its own (events are sharded by install, or by id
   /// without one), and it lets the shards merge their states side by side
   /// instead of sending them all to one server.
-  private func query(_ sql: String) throws(StoreError) -> [[String]] {
+  func query(_ sql: String) throws(StoreError) -> [[String]] {
     let text: String
     do {
       text = try layout.fromFirstServer { server throws(ClickHouseError) in

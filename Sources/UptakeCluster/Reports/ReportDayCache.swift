@@ -1,14 +1,15 @@
 import Foundation
 import UptakeCore
 
-/// A node's memory of the rows a report query answered for each day,
-/// with the count of events the day's aggregates had taken in when it
-/// asked (`report_days.inserts`, schema/clickhouse/0007).
+/// A node's memory of the rows a report query answered for each group of
+/// each day, with the count of events the group's aggregates had taken in
+/// when it asked (`report_days.inserts`, schema/clickhouse/0007).
 ///
 /// Most of a report's range does not change between two requests: the
-/// days before today take only late events. A day whose count is the
-/// one remembered is answered from here; only the others are asked of
-/// the cluster, where their sets of ids and installIds are merged again.
+/// days before today take only late events, each into one group. A group
+/// whose count is the one remembered is answered from here; only the
+/// others are asked of the cluster, where their sets of ids and
+/// installIds are merged again (`ClusterReports.remembered`).
 ///
 /// Exact because the count is read before the rows: the rows then hold
 /// at least what the count saw, and a count still the same later means
@@ -16,14 +17,15 @@ import UptakeCore
 /// row takes in, merges keep it, and nothing leaves the aggregates), so
 /// the rows remembered are the rows the cluster would answer.
 final class ReportDayCache: @unchecked Sendable {
-  /// One day of one query's rows: the app, the test filter and the query
-  /// (its `shape`, which names every part of it but the days) decide
-  /// which rows a day has.
+  /// One group of one day of one query's rows: the app, the test filter
+  /// and the query (its `shape`, which names every part of it but the
+  /// days) decide which rows a group has; `group` holds its keys.
   struct Key: Hashable {
     let appId: String
     let test: TestFilter
     let shape: String
     let day: Int64
+    let group: [String]
   }
 
   private struct Entry {
@@ -34,7 +36,7 @@ final class ReportDayCache: @unchecked Sendable {
 
   /// Rows kept at most, all entries together; past it the least recently
   /// used entries go. A 30-day report over the bench's 10.4M events
-  /// keeps 1,000-25,000 rows a query.
+  /// keeps 1,000-25,000 rows a query (a row or two a group).
   let maxRows: Int
   private let lock = NSLock()
   private var entries: [Key: Entry] = [:]
@@ -42,8 +44,8 @@ final class ReportDayCache: @unchecked Sendable {
   private var clock: UInt64 = 0
   private var counts = Counts()
 
-  /// Days answered from memory and days asked of the cluster, since the
-  /// cache was made.
+  /// Groups answered from memory and groups asked of the cluster, since
+  /// the cache was made.
   struct Counts: Equatable, Sendable {
     var remembered = 0
     var asked = 0
@@ -55,7 +57,7 @@ final class ReportDayCache: @unchecked Sendable {
 
   var statistics: Counts { lock.withLock { counts } }
 
-  /// The rows remembered for `key` when the day has taken in `inserts`
+  /// The rows remembered for `key` when the group has taken in `inserts`
   /// events then as now; nil when it has changed or was never asked.
   func rows(for key: Key, inserts: UInt64) -> [[String]]? {
     lock.withLock {
@@ -71,7 +73,7 @@ final class ReportDayCache: @unchecked Sendable {
     }
   }
 
-  /// Remembers a day's rows, read after its count was `inserts`.
+  /// Remembers a group's rows, read after its count was `inserts`.
   func remember(_ rows: [[String]], for key: Key, inserts: UInt64) {
     lock.withLock {
       clock += 1

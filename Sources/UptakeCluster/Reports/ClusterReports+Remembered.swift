@@ -1,0 +1,106 @@
+import UptakeCore
+import UptakeStore
+
+/// A daily query of report_days whose rows a node remembers group by
+/// group (`ReportDayCache`): each row is one day's one group, the day
+/// (`toUInt32(day)`) and the group's keys first, then `values`.
+struct DailyGroups {
+  /// Names the query by all that decides its rows but the app, the test
+  /// filter and the days.
+  let name: String
+  /// The group's keys beside the day, as SQL; `numeric` ones are written
+  /// as numbers when a query names groups.
+  let keys: [(sql: String, numeric: Bool)]
+  /// The aggregates of each group.
+  let values: [String]
+  /// A further condition on the rows (one update), or nil.
+  var condition: String? = nil
+}
+
+extension ClusterReports {
+  /// `query`'s rows over the range, every shard's (the caller sums them).
+  ///
+  /// It first reads how many events each group of each day has taken in
+  /// (`report_days.inserts`, schema/clickhouse/0007), which reads no set.
+  /// A group whose count is the one remembered is answered from
+  /// `dayCache`; the others are asked in one query, by name, and
+  /// remembered. A late event changes one group of its day, so a flow of
+  /// them leaves most of a range remembered.
+  func remembered(_ query: DailyGroups, appId: String, range: DayRange, test: TestFilter)
+    throws(StoreError) -> [[String]]
+  {
+    let table = "\(layout.database).report_days"
+    let scope =
+      scope(appId: appId, range: range, test: test)
+      + (query.condition.map { " AND \($0)" } ?? "")
+    let keys = query.keys.map { ", " + $0.sql }.joined()
+    var counts: [ReportDayCache.Key: UInt64] = [:]
+    for row in try self.query(
+      """
+      SELECT toUInt32(day)\(keys), countMerge(inserts) FROM \(table)
+      WHERE \(scope) GROUP BY day\(keys)
+      """)
+    {
+      guard row.count == query.keys.count + 2, let day = Int64(row[0]),
+        let count = UInt64(row[row.count - 1])
+      else { continue }
+      counts[key(query, appId: appId, test: test, day: day, row: row), default: 0] += count
+    }
+    var rows: [[String]] = []
+    var asked: [ReportDayCache.Key] = []
+    for (group, count) in counts {
+      if let remembered = dayCache.rows(for: group, inserts: count) {
+        rows += remembered
+      } else {
+        asked.append(group)
+      }
+    }
+    guard !asked.isEmpty else { return rows }
+    var fetched: [ReportDayCache.Key: [[String]]] = [:]
+    for row in try self.query(
+      """
+      SELECT toUInt32(day)\(keys), \(query.values.joined(separator: ", ")) FROM \(table)
+      WHERE \(scope) AND \(condition(asking: asked, of: query)) GROUP BY day\(keys)
+      """)
+    {
+      guard row.count == 1 + query.keys.count + query.values.count, let day = Int64(row[0])
+      else { continue }
+      fetched[key(query, appId: appId, test: test, day: day, row: row), default: []].append(row)
+    }
+    for group in asked {
+      let groupRows = fetched[group] ?? []
+      dayCache.remember(groupRows, for: group, inserts: counts[group] ?? 0)
+      rows += groupRows
+    }
+    return rows
+  }
+
+  /// The cache's key of the group a row (day, keys, …) belongs to.
+  private func key(
+    _ query: DailyGroups, appId: String, test: TestFilter, day: Int64, row: [String]
+  ) -> ReportDayCache.Key {
+    ReportDayCache.Key(
+      appId: appId, test: test, shape: query.name, day: day,
+      group: Array(row[1..<(1 + query.keys.count)]))
+  }
+
+  /// The rows of the groups to ask: by name, or when there are many, their
+  /// days whole (the groups remembered there are read again too, and
+  /// left as remembered).
+  private func condition(asking groups: [ReportDayCache.Key], of query: DailyGroups) -> String {
+    guard groups.count <= maxGroupsAskedByName else {
+      let days = Set(groups.map(\.day)).sorted().map {
+        "toDate('\(Timestamp.formatDate(dayNumber: $0))')"
+      }
+      return "day IN (\(days.joined(separator: ", ")))"
+    }
+    let names = groups.map { group in
+      let keys = zip(query.keys, group.group).map { key, value in
+        key.numeric ? value : Self.quoted(value)
+      }
+      return "(" + ([String(group.day)] + keys).joined(separator: ", ") + ")"
+    }
+    let columns = (["toUInt32(day)"] + query.keys.map(\.sql)).joined(separator: ", ")
+    return "(\(columns)) IN (\(names.joined(separator: ", ")))"
+  }
+}
