@@ -119,12 +119,14 @@ public final class Service: @unchecked Sendable {
       records: try Database(path: path, create: false, rollups: false)
     ) { AppStoreWatcher.targets(of: configurations.allCompiled().values) }
     let serverBox = ServerBox()
+    let clusterReports = reports.cluster
     let operations = OperationsHandlers(
       writer: writer, metrics: metrics, storeMetrics: storeWatcher.exposition,
       shipping: shipping.map { [writer] in
         ShippingReport(
           thread: $0, maxSpoolBytes: writerLimits.maxFileBytes,
-          committedSeq: { writer.committedSeq })
+          committedSeq: { writer.committedSeq },
+          reportGroups: { clusterReports?.rememberedGroups ?? (0, 0) })
       },
       isShuttingDown: { serverBox.server?.isShuttingDown ?? false }, databasePath: path)
     let checks = CheckHandlers(configurations: updateConfigurations, store: storeWatcher)

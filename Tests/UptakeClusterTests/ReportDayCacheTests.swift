@@ -72,14 +72,14 @@ struct ReportDayCacheTests {
     let node = ClusterReports(layout: layout, maxGroupsAskedByName: maxGroupsAskedByName)
 
     let first = try Self.answers(node)
-    let asked = node.dayCacheStatistics.asked
-    #expect(asked > 0 && node.dayCacheStatistics.remembered == 0)
+    let asked = node.rememberedGroups.asked
+    #expect(asked > 0 && node.rememberedGroups.remembered == 0)
     #expect(first == (try Self.answers(ClusterReports(layout: layout))), "the same as a fresh node")
 
     // Nothing arrived: every group from memory, the same answers.
     #expect(try Self.answers(node) == first)
-    #expect(node.dayCacheStatistics.asked == asked)
-    #expect(node.dayCacheStatistics.remembered == asked)
+    #expect(node.rememberedGroups.asked == asked)
+    #expect(node.rememberedGroups.remembered == asked)
 
     // A late event for the third day, a retried one for the fifth (the
     // same id and content: counted once), and a first event on a new day.
@@ -93,7 +93,7 @@ struct ReportDayCacheTests {
     // Only the groups that took events in were asked again: fewer than
     // the groups of the two changed days alone (two eighths of the first
     // round's), which asking whole days again would have asked, and more.
-    let askedAgain = node.dayCacheStatistics.asked - asked
+    let askedAgain = node.rememberedGroups.asked - asked
     #expect(
       askedAgain > 0 && askedAgain * 4 < asked, "asked \(askedAgain) again, \(asked) at first")
   }

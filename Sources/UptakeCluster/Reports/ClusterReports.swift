@@ -33,8 +33,12 @@ public struct ClusterReports: Sendable {
     dayCache = ReportDayCache()
   }
 
-  /// Days answered from the node's memory and days asked of the cluster.
-  var dayCacheStatistics: ReportDayCache.Counts { dayCache.statistics }
+  /// Groups of days answered from the node's memory and groups asked of
+  /// the cluster, since it started (`/metrics`).
+  public var rememberedGroups: (remembered: Int, asked: Int) {
+    let counts = dayCache.statistics
+    return (counts.remembered, counts.asked)
+  }
 
   /// Every update with events in the range: events by action, first and
   /// last seen; by update id in byte order.

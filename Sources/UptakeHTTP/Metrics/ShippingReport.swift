@@ -9,6 +9,9 @@ struct ShippingReport: Sendable {
   let maxSpoolBytes: Int64?
   /// The newest event committed to the spool (`BatchWriter.committedSeq`).
   let committedSeq: @Sendable () -> Int64
+  /// The reports' groups answered from memory and asked of the cluster
+  /// (`ClusterReports.rememberedGroups`).
+  let reportGroups: @Sendable () -> (remembered: Int, asked: Int)
 
   /// How shipping goes, in a sentence.
   func summary(nowMs: Int64 = WallClock.nowMs()) -> String {
@@ -50,6 +53,7 @@ struct ShippingReport: Sendable {
   /// The exposition format's lines.
   func exposition(nowMs: Int64 = WallClock.nowMs()) -> String {
     let status = thread.current
+    let groups = reportGroups()
     var text = """
       # HELP uptake_spool_bytes Bytes of the node's spool (its events file) in use.
       # TYPE uptake_spool_bytes gauge
@@ -80,6 +84,12 @@ struct ShippingReport: Sendable {
       # HELP uptake_cluster_up 1 while the last attempt to reach ClickHouse worked.
       # TYPE uptake_cluster_up gauge
       uptake_cluster_up \(status.failure == nil && status.schemaReady ? 1 : 0)
+      # HELP uptake_report_groups_remembered_total Groups of a day's report rows answered from the node's memory, unchanged since asked.
+      # TYPE uptake_report_groups_remembered_total counter
+      uptake_report_groups_remembered_total \(groups.remembered)
+      # HELP uptake_report_groups_asked_total Groups of a day's report rows asked of the cluster: new, or changed since asked.
+      # TYPE uptake_report_groups_asked_total counter
+      uptake_report_groups_asked_total \(groups.asked)
 
       """
     return text

@@ -113,6 +113,17 @@ struct ClusterReportsEndToEndTests {
       funnels.contains { !$0.contains(#""upgraded":0,"#) },
       "some funnel has upgrades to compare: \(funnels)")
 
+    // Each CSV asked the groups its JSON had asked just before: the node
+    // answered them from memory, and says so.
+    let metrics = try HTTPClient().get(node.daemon.url("/metrics"), key: nil).text
+    func counter(_ name: String) -> Int? {
+      metrics.split(separator: "\n").first { $0.hasPrefix(name + " ") }
+        .flatMap { Int($0.split(separator: " ")[1]) }
+    }
+    let remembered = try #require(counter("uptake_report_groups_remembered_total"))
+    let asked = try #require(counter("uptake_report_groups_asked_total"))
+    #expect(remembered > 0 && asked > 0, "remembered \(remembered), asked \(asked)")
+
     // A node serves the dashboard as one box does: the page that asks the
     // reports above.
     let page = try HTTPClient().get(node.daemon.url("/"), key: nil)
