@@ -269,9 +269,9 @@ public struct ClusterReports: Sendable {
   ) throws(StoreError) -> FunnelResult {
     let scope = scope(appId: appId, range: range, test: test)
     let update = "update_id = \(Self.quoted(updateId)) AND install_id != ''"
-    let (laterRows, matched) = try bothAtOnce(
+    let (later, matched) = try bothAtOnce(
       { [self] () throws(StoreError) in
-        try query(
+        try queryText(
           """
           SELECT sipHash64(install_id) AS install, app_version, groupArray(ts_ms)
           FROM \(layout.database).events
@@ -286,14 +286,23 @@ public struct ClusterReports: Sendable {
         try impressionsAndDownloads(scope: scope, update: update, targetVersion: targetVersion)
       })
     var funnel = matched
-    // An install's times on a version come as an array: [t1,t2,...].
-    for row in laterRows {
-      guard row.count == 3, let install = UInt64(row[0]) else { continue }
-      let times = row[2].utf8.split {
-        $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "]")
+    // Read from the text's bytes: a String a field was most of the node's
+    // work. An install's times on a version come as an array: [t1,t2,...].
+    var times: [Int64] = []
+    TabSeparatedRows.forEachRow(in: later) { fields, escaped in
+      guard fields.count == 3, let install = TabSeparatedRows.unsigned(fields[0]) else { return }
+      times.removeAll(keepingCapacity: true)
+      for number in fields[2].split(whereSeparator: { Self.isArraySeparator($0) }) {
+        if let ts = TabSeparatedRows.signed(UnsafeBufferPointer(rebasing: number)) {
+          times.append(ts)
+        }
       }
-      .compactMap { Int64(Substring($0)) }
-      funnel.events(install: install, at: times, appVersion: row[1])
+      if escaped[1] {
+        funnel.events(
+          install: install, at: times, appVersion: TabSeparatedRows.field(fields[1], true))
+      } else {
+        funnel.events(install: install, at: times, appVersion: fields[1])
+      }
     }
     return funnel.result
   }
@@ -305,28 +314,39 @@ public struct ClusterReports: Sendable {
   /// there itself: 0.11 s a funnel over the bench's 30 days against
   /// 0.26-0.30.
   private func impressionsAndDownloads(scope: String, update: String, targetVersion: String?)
-    throws(StoreError) -> FunnelFromEvents<UInt64>
+    throws(StoreError) -> FunnelFromEvents
   {
-    var funnel = FunnelFromEvents<UInt64>(targetVersion: targetVersion)
+    var funnel = FunnelFromEvents(targetVersion: targetVersion)
     var downloads: [(install: UInt64, ts: Int64)] = []
-    for row in try query(
+    let text = try queryText(
       """
       SELECT toUInt8(action), sipHash64(install_id), ts_ms, app_version
       FROM \(layout.database).events
       PREWHERE \(update) AND action IN ('impression', 'download')
       WHERE \(scope)
       """)
-    {
-      guard row.count == 4, let install = UInt64(row[1]), let ts = Int64(row[2]) else { continue }
-      if row[0] == "0" {
-        funnel.impression(install: install, at: ts, appVersion: row[3])
-      } else {
+    TabSeparatedRows.forEachRow(in: text) { fields, escaped in
+      guard fields.count == 4, let action = TabSeparatedRows.unsigned(fields[0]),
+        let install = TabSeparatedRows.unsigned(fields[1]),
+        let ts = TabSeparatedRows.signed(fields[2])
+      else { return }
+      if action != 0 {
         downloads.append((install, ts))
+      } else if escaped[3] {
+        funnel.impression(
+          install: install, at: ts, appVersion: TabSeparatedRows.field(fields[3], true))
+      } else {
+        funnel.impression(install: install, at: ts, appVersion: fields[3])
       }
     }
     for (install, ts) in downloads { funnel.download(install: install, at: ts) }
     funnel.matchDownloads()
     return funnel
+  }
+
+  /// The separators of ClickHouse's text of an array of numbers.
+  private static func isArraySeparator(_ byte: UInt8) -> Bool {
+    byte == UInt8(ascii: ",") || byte == UInt8(ascii: "[") || byte == UInt8(ascii: "]")
   }
 
   /// The hourly rows of one app, range and test filter.
@@ -362,9 +382,13 @@ public struct ClusterReports: Sendable {
   /// without one), and it lets the shards merge their states side by side
   /// instead of sending them all to one server.
   func query(_ sql: String) throws(StoreError) -> [[String]] {
-    let text: String
+    TabSeparatedRows.parse(try queryText(sql))
+  }
+
+  /// `sql`'s answer as ClickHouse's TabSeparated text (`query`).
+  func queryText(_ sql: String) throws(StoreError) -> String {
     do {
-      text = try layout.fromFirstServer { server throws(ClickHouseError) in
+      return try layout.fromFirstServer { server throws(ClickHouseError) in
         try server.execute(
           sql + " FORMAT TabSeparated",
           settings: ["skip_unavailable_shards": "0", "distributed_group_by_no_merge": "1"])
@@ -372,7 +396,6 @@ public struct ClusterReports: Sendable {
     } catch {
       throw .clusterUnavailable(error.description)
     }
-    return TabSeparatedRows.parse(text)
   }
 
   /// A string as a ClickHouse literal: quoted, its backslashes and quotes

@@ -89,7 +89,7 @@ struct InstallMap<Value> {
   }
 
   /// Every entry, in no particular order.
-  func forEach(_ body: (Int64, Value) throws(StoreError) -> Void) throws(StoreError) {
+  func forEach<Failure: Error>(_ body: (Int64, Value) throws(Failure) -> Void) throws(Failure) {
     if let zeroKeyValue { try body(0, zeroKeyValue) }
     for slot in keys.indices where keys[slot] != 0 { try body(keys[slot], values[slot]!) }
   }
