@@ -43,6 +43,8 @@ public final class Service: @unchecked Sendable {
   private let configPollerDone = DispatchSemaphore(value: 0)
   /// As a node over a cluster, what ships the spool to it.
   let shipping: ShippingThread?
+  /// As a node, what keeps the reports' rows remembered ahead of requests.
+  let reportWarmer: ReportWarmer?
 
   /// Opens (creating and migrating) the database and builds every part.
   public init(configuration: Configuration, logger: Logger = Logger()) throws {
@@ -112,6 +114,16 @@ public final class Service: @unchecked Sendable {
     }
     reports.cluster = layout.map {
       ClusterReports(layout: $0, maxRows: configuration.serverLimits.maxReportRows)
+    }
+    reportWarmer = reports.cluster.map { [path] in
+      ReportWarmer(
+        reports: $0,
+        apps: {
+          guard let database = try? Database(path: path, create: false),
+            let apps = try? AppRegistry.list(in: database)
+          else { return [] }
+          return apps.map(\.appId)
+        }, logger: logger)
     }
     let configurations = updateConfigurations
     storeWatcher = try AppStoreWatcher(
@@ -184,6 +196,7 @@ public final class Service: @unchecked Sendable {
     _ = Self.startThread("uptake-config", signalling: configPollerDone) { configurations.run() }
     writer.start()
     shipping?.start()
+    reportWarmer?.start()
     storeWatcher.start()
     try server.start(listen: configuration.listen)
   }
@@ -213,6 +226,7 @@ public final class Service: @unchecked Sendable {
     server.drain(timeoutSeconds: 1, quietSeconds: 0.1)
     server.stop()
     writer.stop()
+    reportWarmer?.stop()
     shipping?.stop()
     storeWatcher.stop()
     updateConfigurations.stop()

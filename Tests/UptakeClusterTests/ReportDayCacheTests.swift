@@ -97,4 +97,50 @@ struct ReportDayCacheTests {
     #expect(
       askedAgain > 0 && askedAgain * 4 < asked, "asked \(askedAgain) again, \(asked) at first")
   }
+
+  @Test("the warmer remembers the dashboard's first reports before anyone asks for them")
+  func warmer() throws {
+    let shards = try ClickHouseShards(count: 2)
+    defer { shards.stopAll() }
+    let layout = try shards.migratedLayout()
+    let today = Timestamp.dayNumber(ms: WallClock.nowMs())
+    for offset in 1...3 {
+      try layout.servers[0].insert(
+        "INSERT INTO \(layout.insertTable) FORMAT JSONEachRow",
+        data: Self.events(day: today - Int64(offset), firstId: offset * 1_000, count: 200),
+        settings: ["insert_distributed_sync": "1"])
+    }
+    let node = ClusterReports(layout: layout)
+    let warmer = ReportWarmer(
+      reports: node, apps: { ["shop"] }, logger: Logger(minimumLevel: .error),
+      intervalSeconds: 0.2)
+    warmer.start()
+    let deadline = Date().addingTimeInterval(20)
+    while node.rememberedGroups.asked == 0 && Date() < deadline {
+      Thread.sleep(forTimeInterval: 0.1)
+    }
+    warmer.stop()
+    let asked = node.rememberedGroups.asked
+    #expect(asked > 0, "the warmer asked for the groups")
+
+    let range = DayRange.lastThirtyDays(nowMs: WallClock.nowMs())
+    let fresh = ClusterReports(layout: layout)
+    #expect(
+      try node.updates(appId: "shop", range: range, test: .exclude)
+        == fresh.updates(appId: "shop", range: range, test: .exclude))
+    #expect(
+      try node.adoption(appId: "shop", range: range, test: .exclude)
+        == fresh.adoption(appId: "shop", range: range, test: .exclude))
+    // The dashboard's grouping by update, action and date: the same rows
+    // remembered as by date, update and action.
+    #expect(
+      try node.grouped(
+        appId: "shop", keys: [.updateId, .action, .date], granularity: .day, range: range,
+        test: .exclude)
+        == fresh.grouped(
+          appId: "shop", keys: [.updateId, .action, .date], granularity: .day, range: range,
+          test: .exclude))
+    #expect(node.rememberedGroups.asked == asked, "nothing asked again")
+    #expect(node.rememberedGroups.remembered > 0)
+  }
 }

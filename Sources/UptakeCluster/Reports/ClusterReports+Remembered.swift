@@ -17,7 +17,83 @@ struct DailyGroups {
   var condition: String? = nil
 }
 
+extension DailyGroups {
+  /// `/v1/updates`: events, first and last seen by update and action.
+  static let updates = DailyGroups(
+    name: "updates", keys: [column(.updateId), column(.action)],
+    values: ["uniqExactMerge(ids)", "minMerge(first_ms)", "maxMerge(last_ms)"])
+
+  /// One update's events by action (`/v1/updates/{updateId}`).
+  static func update(_ updateId: String) -> DailyGroups {
+    DailyGroups(
+      name: "update \(updateId)", keys: [column(.action)], values: ["uniqExactMerge(ids)"],
+      condition: "update_id = \(ClusterReports.quoted(updateId))")
+  }
+
+  /// `/v1/report` by date and `keys`: each group's events and installs.
+  static func groups(_ keys: [GroupKey]) -> DailyGroups {
+    let keys = canonical(keys)
+    return DailyGroups(
+      name: "groups " + keys.map(\.rawValue).joined(separator: ","), keys: keys.map(column),
+      values: ["uniqExactMerge(ids)", "uniqExactIfMerge(installs)"])
+  }
+
+  /// `/v1/report` by `keys` and not by date: each day's events of a group,
+  /// to be summed.
+  static func events(_ keys: [GroupKey]) -> DailyGroups {
+    let keys = canonical(keys)
+    return DailyGroups(
+      name: "events " + keys.map(\.rawValue).joined(separator: ","), keys: keys.map(column),
+      values: ["uniqExactMerge(ids)", "toUInt64(0)"])
+  }
+
+  /// `/v1/adoption`: each day's installs, then by version.
+  static let adoption = DailyGroups(
+    name: "adoption", keys: [], values: ["uniqExactIfMerge(installs)"])
+  static let adoptionByVersion = DailyGroups(
+    name: "adoption by version", keys: [column(.appVersion)],
+    values: ["uniqExactIfMerge(installs)"])
+
+  /// The keys but the date, in one order whatever order a report names
+  /// them in: a report by `updateId,action,date` and one by
+  /// `date,updateId,action` share what is remembered.
+  static func canonical(_ keys: [GroupKey]) -> [GroupKey] {
+    GroupKey.allCases.filter { $0 != .date && keys.contains($0) }
+  }
+
+  /// A key's column in report_days, and whether it is a number.
+  static func column(_ key: GroupKey) -> (sql: String, numeric: Bool) {
+    switch key {
+    case .date: ("toUInt32(day)", true)
+    case .updateId: ("update_id", false)
+    case .action: ("toUInt8(action)", true)
+    case .appVersion: ("app_version", false)
+    case .platform: ("platform", false)
+    case .osVersion: ("os_version", false)
+    }
+  }
+}
+
 extension ClusterReports {
+  /// Asks what the dashboard's first pages ask of `appId` over the last
+  /// 30 days, without events of tests, for its groups to be remembered
+  /// (`ReportWarmer`): updates, the report by date, update and action
+  /// and its events without the date, and adoption.
+  func warm(appId: String, nowMs: Int64) throws(StoreError) {
+    let range = DayRange.lastThirtyDays(nowMs: nowMs)
+    for query in [
+      DailyGroups.updates, .groups([.date, .updateId, .action]), .events([.updateId, .action]),
+      .adoption, .adoptionByVersion,
+    ] {
+      _ = try remembered(query, appId: appId, range: range, test: .exclude)
+    }
+  }
+
+  /// The apps whose reports were asked for in the last `seconds`.
+  func appsAsked(withinSeconds seconds: Double) -> [String] {
+    dayCache.appsAsked(withinSeconds: seconds)
+  }
+
   /// `query`'s rows over the range, every shard's (the caller sums them).
   ///
   /// It first reads how many events each group of each day has taken in

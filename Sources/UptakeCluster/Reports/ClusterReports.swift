@@ -45,11 +45,8 @@ public struct ClusterReports: Sendable {
   public func updates(appId: String, range: DayRange, test: TestFilter) throws(StoreError)
     -> [UpdateSummary]
   {
-    let rows = try remembered(
-      DailyGroups(
-        name: "updates", keys: [("update_id", false), ("toUInt8(action)", true)],
-        values: ["uniqExactMerge(ids)", "minMerge(first_ms)", "maxMerge(last_ms)"]),
-      appId: appId, range: range, test: test)
+    dayCache.noteAsked(appId)
+    let rows = try remembered(.updates, appId: appId, range: range, test: test)
     var byUpdate: [String: (events: [Int], first: Int64, last: Int64)] = [:]
     for row in rows {
       guard row.count == 6, let action = Int(row[2]), action < 4, let events = Int(row[3]),
@@ -70,8 +67,9 @@ public struct ClusterReports: Sendable {
   public func update(appId: String, updateId: String, range: DayRange, test: TestFilter)
     throws(StoreError) -> UpdateDetail
   {
-    let update = "update_id = \(Self.quoted(updateId))"
-    let scope = "\(scope(appId: appId, range: range, test: test)) AND \(update)"
+    dayCache.noteAsked(appId)
+    let scope =
+      "\(scope(appId: appId, range: range, test: test)) AND update_id = \(Self.quoted(updateId))"
     let (installRows, dayRows) = try bothAtOnce(
       { [self] () throws(StoreError) in
         try query(
@@ -82,11 +80,7 @@ public struct ClusterReports: Sendable {
           """)
       },
       { () throws(StoreError) in
-        try remembered(
-          DailyGroups(
-            name: "update \(updateId)", keys: [("toUInt8(action)", true)],
-            values: ["uniqExactMerge(ids)"], condition: update),
-          appId: appId, range: range, test: test)
+        try remembered(.update(updateId), appId: appId, range: range, test: test)
       })
     var byDay: [Int64: [Int]] = [:]
     var actions = Array(repeating: ActionCounts(), count: Action.allCases.count)
@@ -115,8 +109,9 @@ public struct ClusterReports: Sendable {
     appId: String, keys: [GroupKey], granularity: Granularity, range: DayRange, test: TestFilter
   ) throws(StoreError) -> [GroupedRow] {
     let hourly = granularity == .hour
-    // An hourly report's columns; a daily one's are `dailyColumn`'s.
-    let columns = keys.map { $0 == .date ? "hour" : Self.dailyColumn($0).sql }
+    dayCache.noteAsked(appId)
+    // An hourly report's columns; a daily one's are `DailyGroups.column`'s.
+    let columns = keys.map { $0 == .date ? "hour" : DailyGroups.column($0).sql }
     let rows =
       hourly
       ? try query(
@@ -167,21 +162,19 @@ public struct ClusterReports: Sendable {
   private func dailyGroups(appId: String, keys: [GroupKey], range: DayRange, test: TestFilter)
     throws(StoreError) -> [[String]]
   {
-    let columns = keys.filter { $0 != .date }.map(Self.dailyColumn)
-    let name = keys.map(\.rawValue).joined(separator: ",")
-    if keys.contains(.date) {
-      let rows = try remembered(
-        DailyGroups(
-          name: "groups " + name, keys: columns,
-          values: ["uniqExactMerge(ids)", "uniqExactIfMerge(installs)"]),
-        appId: appId, range: range, test: test)
-      // (day, other keys…, values…) in the keys' order.
-      return rows.map { row in
-        var others = row[1...].makeIterator()
-        return keys.map { $0 == .date ? row[0] : others.next()! } + row.suffix(2)
-      }
+    // Remembered rows hold the keys in one order (`DailyGroups.canonical`):
+    // each key's place there, after the day.
+    let canonical = DailyGroups.canonical(keys)
+    func inKeysOrder(_ row: [String]) -> [String] {
+      keys.map { key in
+        key == .date ? row[0] : row[1 + canonical.firstIndex(of: key)!]
+      } + row.suffix(2)
     }
-    let sql = columns.map(\.sql)
+    if keys.contains(.date) {
+      return try remembered(.groups(keys), appId: appId, range: range, test: test)
+        .map(inKeysOrder)
+    }
+    let sql = keys.map { DailyGroups.column($0).sql }
     // Keys of the install alone: its smaller sets do (schema/clickhouse/0008).
     let installsTable =
       Set(sql).isSubset(of: ["app_version", "platform", "os_version"])
@@ -197,25 +190,9 @@ public struct ClusterReports: Sendable {
           """)
       },
       { () throws(StoreError) in
-        try remembered(
-          DailyGroups(
-            name: "events " + name, keys: columns,
-            values: ["uniqExactMerge(ids)", "toUInt64(0)"]),
-          appId: appId, range: range, test: test)
+        try remembered(.events(keys), appId: appId, range: range, test: test).map(inKeysOrder)
       })
-    return installRows + eventRows.map { Array($0.dropFirst()) }
-  }
-
-  /// A key's column in report_days, and whether it is a number.
-  private static func dailyColumn(_ key: GroupKey) -> (sql: String, numeric: Bool) {
-    switch key {
-    case .date: ("toUInt32(day)", true)
-    case .updateId: ("update_id", false)
-    case .action: ("toUInt8(action)", true)
-    case .appVersion: ("app_version", false)
-    case .platform: ("platform", false)
-    case .osVersion: ("os_version", false)
-    }
+    return installRows + eventRows
   }
 
   /// Installs per day and version with their share of the day's installs,
@@ -223,18 +200,13 @@ public struct ClusterReports: Sendable {
   public func adoption(appId: String, range: DayRange, test: TestFilter) throws(StoreError)
     -> [AdoptionRow]
   {
+    dayCache.noteAsked(appId)
     let (activeRows, versionRows) = try bothAtOnce(
       { [self] () throws(StoreError) in
-        try remembered(
-          DailyGroups(name: "adoption", keys: [], values: ["uniqExactIfMerge(installs)"]),
-          appId: appId, range: range, test: test)
+        try remembered(.adoption, appId: appId, range: range, test: test)
       },
       { () throws(StoreError) in
-        try remembered(
-          DailyGroups(
-            name: "adoption by version", keys: [("app_version", false)],
-            values: ["uniqExactIfMerge(installs)"]),
-          appId: appId, range: range, test: test)
+        try remembered(.adoptionByVersion, appId: appId, range: range, test: test)
       })
     var versions: [Key: Int] = [:]
     for row in versionRows {

@@ -51,8 +51,23 @@ final class ReportDayCache: @unchecked Sendable {
     var asked = 0
   }
 
+  /// When each app's reports were last asked for (`ReportWarmer` keeps
+  /// those apps remembered).
+  private var askedAt: [String: Date] = [:]
+
   init(maxRows: Int = 250_000) {
     self.maxRows = maxRows
+  }
+
+  /// Records that a report of `appId` was asked for, now.
+  func noteAsked(_ appId: String) {
+    lock.withLock { askedAt[appId] = Date() }
+  }
+
+  /// The apps whose reports were asked for in the last `seconds`.
+  func appsAsked(withinSeconds seconds: Double) -> [String] {
+    let since = Date().addingTimeInterval(-seconds)
+    return lock.withLock { askedAt.filter { $0.value >= since }.map(\.key) }
   }
 
   var statistics: Counts { lock.withLock { counts } }
