@@ -249,7 +249,7 @@ public struct ClusterReports: Sendable {
           FROM \(layout.database).events
           PREWHERE install_id IN (
             SELECT install_id FROM \(layout.database).events_local
-            WHERE \(scope) AND \(update) AND action = 'download')
+            PREWHERE \(update) AND action = 'download' WHERE \(scope))
           WHERE \(scope)
           GROUP BY install, app_version
           """)
