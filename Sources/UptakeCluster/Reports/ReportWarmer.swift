@@ -4,9 +4,11 @@ import UptakeStore
 
 /// Keeps a node's memory of report rows (`ReportDayCache`) filled ahead of
 /// the requests that read it: what the dashboard's first pages ask
-/// (`ClusterReports.warm`), for every app soon after the node starts and
-/// every five minutes, and every `intervalSeconds` for the apps whose
-/// reports were asked for in the last ten minutes.
+/// (`ClusterReports.warm`), for every app soon after the node starts, then
+/// every `intervalSeconds` for the apps whose reports were asked for in
+/// the last ten minutes. Only those: a node of many apps keeps a bounded
+/// memory (`ReportDayCache.maxRows`), and rounds of every app would push
+/// out what is read to make room for what is not.
 ///
 /// A report that finds its groups remembered asks the cluster only for
 /// what changed since: without this, the first one after a start read
@@ -23,8 +25,6 @@ public final class ReportWarmer: @unchecked Sendable {
   private let intervalSeconds: Double
   /// Apps asked for within this long are kept remembered.
   static let recentSeconds = 600.0
-  /// Every app is remembered again this often.
-  static let everyAppSeconds = 300.0
   private let condition = NSCondition()
   private var stopping = false
   private var running = false
@@ -67,12 +67,11 @@ public final class ReportWarmer: @unchecked Sendable {
   private func run() {
     // The first round waits a moment, so a node that has just joined has
     // its schema made and its apps read.
-    var everyAppDue = Date()
+    var everyApp = true
     var firstRound = true
     // Said once while it lasts, not every round of an outage.
     var failing = false
     while waitFor(firstRound ? 2 : intervalSeconds) {
-      let everyApp = Date() >= everyAppDue
       let appIds = everyApp ? apps() : reports.appsAsked(withinSeconds: Self.recentSeconds)
       var warmed = 0
       for appId in appIds.sorted() where !isStopping {
@@ -90,10 +89,9 @@ public final class ReportWarmer: @unchecked Sendable {
           break
         }
       }
-      // A round of every app that failed (the cluster away) is tried again.
-      if everyApp && warmed == appIds.count {
-        everyAppDue = Date().addingTimeInterval(Self.everyAppSeconds)
-      }
+      // The round of every app, if it failed (the cluster away), is tried
+      // again.
+      if warmed == appIds.count { everyApp = false }
       firstRound = false
     }
   }
