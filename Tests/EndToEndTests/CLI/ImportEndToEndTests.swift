@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import UptakeTestSupport
 
-@Suite("uptake import: NDJSON events with ingest's rules", .timeLimit(.minutes(2)))
+@Suite("uptake import: NDJSON events with ingest's rules", .timeLimit(.minutes(3)))
 struct ImportEndToEndTests {
   let days = Days()
 

@@ -6,7 +6,7 @@ import UptakeTestSupport
 /// with values of their choosing. Past `--max-distinct-per-day` distinct
 /// values of a field on a day, an event bringing a new one is rejected
 /// alone; values already seen that day are still taken.
-@Suite("uptaked: distinct values per app, field and day are capped", .timeLimit(.minutes(2)))
+@Suite("uptaked: distinct values per app, field and day are capped", .timeLimit(.minutes(3)))
 struct DistinctValuesLimitEndToEndTests {
   let days = Days()
 

@@ -5,7 +5,7 @@ import UptakeTestSupport
 /// A thousand clients that connect and never finish a request must not slow
 /// down the ones that do: libmicrohttpd's thread pool serves each ready
 /// connection while the stalled ones wait for their timeout.
-@Suite("uptaked beside 1,000 stalled connections", .timeLimit(.minutes(2)))
+@Suite("uptaked beside 1,000 stalled connections", .timeLimit(.minutes(3)))
 struct ManyConnectionsEndToEndTests {
   static let stalled = 1000
   static let requests = 100

@@ -10,7 +10,7 @@ import UptakeTestSupport
 /// so `Bearer KEY\0junk` reaches the daemon as `Bearer KEY` (a known issue
 /// in ControlCharactersEndToEndTests). The proxy the deployment puts in
 /// front refuses that request whole.
-@Suite("uptaked behind the documented nginx proxy", .timeLimit(.minutes(2)))
+@Suite("uptaked behind the documented nginx proxy", .timeLimit(.minutes(3)))
 struct BehindProxyEndToEndTests {
   @Test("a NUL in a header is refused by the proxy, other control bytes by the daemon, 400 both")
   func controlBytesThroughTheProxy() throws {

@@ -7,7 +7,7 @@ import UptakeTestSupport
 /// a full disk does. A filler table the test put in the file first stands in
 /// for other files on the disk; deleting it gives the space back, as an
 /// operator clearing the disk would, without restarting the daemon.
-@Suite("uptaked with a full disk", .timeLimit(.minutes(2)))
+@Suite("uptaked with a full disk", .timeLimit(.minutes(3)))
 struct DiskFullEndToEndTests {
   @Test(
     "a failed commit is 503 for every request in it, /readyz 503, and the daemon recovers alone")

@@ -9,7 +9,7 @@ import UptakeTestSupport
 /// A slow reader pins its answer in the daemon until it has read it; past
 /// --max-answer-backlog such answers, reports are refused with 503 until
 /// they drain (issue 25: ten slow readers of a 19 MB CSV pinned 345 MB).
-@Suite("uptaked: answers waiting for slow readers are bounded", .timeLimit(.minutes(2)))
+@Suite("uptaked: answers waiting for slow readers are bounded", .timeLimit(.minutes(3)))
 struct AnswerBacklogEndToEndTests {
   @Test("while a slow reader holds a large answer past the cap, reports get 503; then 200")
   func slowReaderHoldsTheCap() throws {
