@@ -14,8 +14,8 @@ public struct ClusterReports: Sendable {
   let layout: ClusterLayout
   /// Rows a report may hold at most, as on one box (`ReportQueries`).
   let maxRows: Int?
-  /// Each day's rows of the queries asked before, answered again while
-  /// the day is unchanged (`ReportDayCache`).
+  /// Each day's groups of rows of the queries asked before, answered
+  /// again while the group is unchanged (`ReportDayCache`).
   let dayCache: ReportDayCache
   /// Past this many groups to ask again, a query asks their whole days
   /// (`remembered`): a list of names that long costs more to send and
@@ -269,11 +269,8 @@ public struct ClusterReports: Sendable {
           times.append(ts)
         }
       }
-      if escaped[1] {
-        funnel.events(
-          install: install, at: times, appVersion: TabSeparatedRows.field(fields[1], true))
-      } else {
-        funnel.events(install: install, at: times, appVersion: fields[1])
+      TabSeparatedRows.withText(fields[1], escaped[1]) { version in
+        funnel.events(install: install, at: times, appVersion: version)
       }
     }
     return funnel.result
@@ -302,13 +299,9 @@ public struct ClusterReports: Sendable {
         let install = TabSeparatedRows.unsigned(fields[1]),
         let ts = TabSeparatedRows.signed(fields[2])
       else { return }
-      if action != 0 {
-        downloads.append((install, ts))
-      } else if escaped[3] {
-        funnel.impression(
-          install: install, at: ts, appVersion: TabSeparatedRows.field(fields[3], true))
-      } else {
-        funnel.impression(install: install, at: ts, appVersion: fields[3])
+      guard action == 0 else { return downloads.append((install, ts)) }
+      TabSeparatedRows.withText(fields[3], escaped[3]) { version in
+        funnel.impression(install: install, at: ts, appVersion: version)
       }
     }
     for (install, ts) in downloads { funnel.download(install: install, at: ts) }

@@ -2,7 +2,8 @@ import UptakeCluster
 import UptakeCore
 
 /// What a node says of its shipping to the cluster: a line for `/readyz`
-/// and its figures for `/metrics`.
+/// and its figures for `/metrics`, with those of its memory of report rows
+/// (the node's other figures of the cluster).
 struct ShippingReport: Sendable {
   let thread: ShippingThread
   /// The spool's cap (`--max-spool-bytes`), when it has one.

@@ -37,12 +37,6 @@ public struct FunnelFromEvents {
     upgrades = UpgradeRule(target: targetVersion.flatMap(Version.init))
   }
 
-  /// An impression of the update.
-  public mutating func impression(install: Install, at ts: Int64, appVersion: String) {
-    var appVersion = appVersion
-    appVersion.withUTF8 { impression(install: install, at: ts, appVersion: $0) }
-  }
-
   /// An impression of the update, its version as UTF-8 bytes.
   public mutating func impression(
     install: Install, at ts: Int64, appVersion: UnsafeBufferPointer<UInt8>
@@ -77,14 +71,6 @@ public struct FunnelFromEvents {
   /// Events of the app (any update, any action) by an install on one
   /// version, at `times` in any order: the version is looked up once for
   /// all of them.
-  public mutating func events(
-    install: Install, at times: some Sequence<Int64>, appVersion: String
-  ) {
-    var appVersion = appVersion
-    appVersion.withUTF8 { events(install: install, at: times, appVersion: $0) }
-  }
-
-  /// The same, the version as UTF-8 bytes.
   public mutating func events(
     install: Install, at times: some Sequence<Int64>, appVersion: UnsafeBufferPointer<UInt8>
   ) {
