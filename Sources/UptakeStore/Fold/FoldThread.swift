@@ -37,7 +37,11 @@ final class FoldThread: @unchecked Sendable {
   /// Seconds between busy steps under steady ingest; nil for none
   /// (`BatchWriter.Limits.busyFoldSeconds`).
   private let busyIntervalSeconds: Double?
-  /// Backlog from which the fold runs continuously: half the cap.
+  /// Whether it runs `nicer` than the request threads
+  /// (`BatchWriter.Limits.foldGivesWay`).
+  private let givesWay: Bool
+  /// Backlog from which the fold runs continuously: half the cap unless
+  /// `BatchWriter.Limits.foldFromEvents` says otherwise.
   private let foldAtOnceEvents: Int
   private let readGate: ReadGate
   private let observer: BatchWriter.Observer
@@ -75,9 +79,10 @@ final class FoldThread: @unchecked Sendable {
     path: String, limits: BatchWriter.Limits, readGate: ReadGate, unsynced: Bool = false,
     observer: BatchWriter.Observer = BatchWriter.Observer()
   ) throws(StoreError) {
-    foldAtOnceEvents = max(1, limits.maxUnfoldedEvents / 2)
+    foldAtOnceEvents = max(1, limits.foldFromEvents ?? limits.maxUnfoldedEvents / 2)
     maxStepEvents = limits.maxFoldStepEvents
     busyIntervalSeconds = limits.busyFoldSeconds
+    givesWay = limits.foldGivesWay
     let database = try Database(path: path, create: false)
     database.writeLock = .rollupsFile
     // It reads the events once each, in seq order: their pages need no
@@ -214,7 +219,7 @@ final class FoldThread: @unchecked Sendable {
   }
 
   private func run() {
-    Self.yieldToRequests()
+    if givesWay { Self.yieldToRequests() }
     while let size = nextStep() {
       if size > 0 { fold(size) }
       rewinder.step(readGate)
