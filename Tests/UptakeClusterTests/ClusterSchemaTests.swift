@@ -88,6 +88,38 @@ struct ClusterSchemaTests {
         == "10\t10\n")
   }
 
+  @Test("events stored before 0009 read their install_key; inserts through events still work")
+  func installKeyAdded() throws {
+    let shards = try ClickHouseShards(count: 2)
+    defer { shards.stopAll() }
+    let layout = try shards.migratedLayout()
+    let synchronous = ["insert_distributed_sync": "1"]
+    // As before 0009: no install_key on the local tables, and not recorded.
+    for server in layout.servers {
+      try server.execute("ALTER TABLE uptake.events_local DROP COLUMN install_key")
+      try server.execute("DROP TABLE uptake.schema_migrations")
+      try server.execute(
+        "CREATE TABLE uptake.schema_migrations (name String, applied_ms Int64) ENGINE = TinyLog")
+      for name in ClusterSchema.knownMigrations where !name.hasSuffix("events_install_key") {
+        try server.execute("INSERT INTO uptake.schema_migrations VALUES ('\(name)', 0)")
+      }
+    }
+    let insert = "INSERT INTO \(layout.insertTable) FORMAT JSONEachRow"
+    try layout.servers[0].insert(
+      insert, data: Self.events(300, installs: 100), settings: synchronous)
+
+    #expect(try ClusterSchema.migrate(layout, nowMs: Self.nowMs) == 2)
+
+    // Through the Distributed table, which does not declare the column.
+    try layout.servers[1].insert(
+      insert, data: Self.events(600, installs: 200), settings: synchronous)
+    let everyShard = "cluster('\(ClickHouseShards.clusterName)', uptake, events_local)"
+    #expect(
+      try layout.servers[0].execute(
+        "SELECT count(), countIf(install_key = sipHash64(install_id)) FROM \(everyShard)")
+        == "900\t900\n")
+  }
+
   @Test(
     "events spread over the shards by install; a batch retried through the other server counts once"
   )

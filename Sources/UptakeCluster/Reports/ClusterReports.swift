@@ -235,7 +235,9 @@ public struct ClusterReports: Sendable {
   /// (`IN` over each server's own `events_local`), asked for while the
   /// impressions and downloads are read, their times by install and
   /// version. Installs are told apart by
-  /// sipHash64 of their installId, the width of one box's `installKey`.
+  /// sipHash64 of their installId, the width of one box's `installKey`,
+  /// stored beside each event (`install_key`, schema/clickhouse/0009): the
+  /// downloaders' events are found by that number, not by their text.
   public func funnel(
     appId: String, updateId: String, range: DayRange, test: TestFilter, targetVersion: String?
   ) throws(StoreError) -> FunnelResult {
@@ -245,13 +247,13 @@ public struct ClusterReports: Sendable {
       { [self] () throws(StoreError) in
         try queryText(
           """
-          SELECT sipHash64(install_id) AS install, app_version, groupArray(ts_ms)
-          FROM \(layout.database).events
-          PREWHERE install_id IN (
-            SELECT install_id FROM \(layout.database).events_local
+          SELECT install_key, app_version, groupArray(ts_ms)
+          FROM \(layout.localEventsOfEveryShard)
+          PREWHERE install_key IN (
+            SELECT install_key FROM \(layout.database).events_local
             PREWHERE \(update) AND action = 'download' WHERE \(scope))
           WHERE \(scope)
-          GROUP BY install, app_version
+          GROUP BY install_key, app_version
           """)
       },
       { () throws(StoreError) in
@@ -289,8 +291,8 @@ public struct ClusterReports: Sendable {
     var downloads: [(install: UInt64, ts: Int64)] = []
     let text = try queryText(
       """
-      SELECT toUInt8(action), sipHash64(install_id), ts_ms, app_version
-      FROM \(layout.database).events
+      SELECT toUInt8(action), install_key, ts_ms, app_version
+      FROM \(layout.localEventsOfEveryShard)
       PREWHERE \(update) AND action IN ('impression', 'download')
       WHERE \(scope)
       """)

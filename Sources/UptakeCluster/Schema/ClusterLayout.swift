@@ -33,6 +33,15 @@ public struct ClusterLayout: Sendable {
     cluster == nil ? "\(database).events_local" : "\(database).events"
   }
 
+  /// Every shard's `events_local` as one table to read from, with the
+  /// columns `events` does not declare (`install_key`, schema/clickhouse/
+  /// 0009): the cluster() table function over a cluster, on one server the
+  /// local table itself.
+  var localEventsOfEveryShard: String {
+    guard let cluster else { return "\(database).events_local" }
+    return "cluster('\(cluster)', \(database), events_local)"
+  }
+
   /// The engine of `events`. Over a cluster, a Distributed table sharded
   /// by the install, or by the event's id when it has none: every retry
   /// of an event, and all of an install's events, on one shard, so

@@ -1,0 +1,15 @@
+-- Each event's install as a number, stored beside its installId: the
+-- funnel finds the later events of an update's downloaders by their
+-- install among all of a shard's events in the range, and comparing
+-- 8-byte numbers instead of hashing 36-byte texts there took its query
+-- from 0.37-0.39 s to 0.28-0.29 s over the bench's 10.4M events in two
+-- shards. The number is the sipHash64 that every report already tells
+-- installs apart by (0004, ClusterReports.funnel).
+--
+-- On the local table only. Rows stored before this migration compute it
+-- when read, until a merge writes it. The Distributed table `events`
+-- does not declare it: 18.16 refuses an insert through a Distributed
+-- table that has a MATERIALIZED column ("Cannot insert column
+-- install_key, because it is MATERIALIZED column"), so the funnel reads
+-- the local tables of every shard through the cluster() table function.
+ALTER TABLE {database}.events_local ADD COLUMN install_key UInt64 MATERIALIZED sipHash64(install_id);
