@@ -25,9 +25,7 @@ public final class ReportWarmer: @unchecked Sendable {
   private let intervalSeconds: Double
   /// Apps asked for within this long are kept remembered.
   static let recentSeconds = 600.0
-  private let condition = NSCondition()
-  private var stopping = false
-  private var running = false
+  private let loop = BackgroundLoop(name: "uptake-report-warmer")
 
   /// `apps` lists every app of the node (the first round warms them all).
   public init(
@@ -41,27 +39,12 @@ public final class ReportWarmer: @unchecked Sendable {
   }
 
   public func start() {
-    condition.lock()
-    running = true
-    condition.unlock()
-    let thread = Thread { [self] in
-      run()
-      condition.lock()
-      running = false
-      condition.broadcast()
-      condition.unlock()
-    }
-    thread.name = "uptake-report-warmer"
-    thread.start()
+    loop.start { [self] in run() }
   }
 
   /// Ends the thread after the query under way, and waits for it.
   public func stop() {
-    condition.lock()
-    stopping = true
-    condition.broadcast()
-    while running { condition.wait() }
-    condition.unlock()
+    loop.stop()
   }
 
   private func run() {
@@ -71,10 +54,10 @@ public final class ReportWarmer: @unchecked Sendable {
     var firstRound = true
     // Said once while it lasts, not every round of an outage.
     var failing = false
-    while waitFor(firstRound ? 2 : intervalSeconds) {
+    while loop.wait(seconds: firstRound ? 2 : intervalSeconds) {
       let appIds = everyApp ? apps() : reports.appsAsked(withinSeconds: Self.recentSeconds)
       var warmed = 0
-      for appId in appIds.sorted() where !isStopping {
+      for appId in appIds.sorted() where !loop.isStopping {
         do {
           try reports.warm(appId: appId, nowMs: WallClock.nowMs())
           warmed += 1
@@ -94,20 +77,5 @@ public final class ReportWarmer: @unchecked Sendable {
       if warmed == appIds.count { everyApp = false }
       firstRound = false
     }
-  }
-
-  private var isStopping: Bool {
-    condition.lock()
-    defer { condition.unlock() }
-    return stopping
-  }
-
-  /// Waits `seconds` unless stopped; false once stopping.
-  private func waitFor(_ seconds: Double) -> Bool {
-    condition.lock()
-    defer { condition.unlock() }
-    let until = Date().addingTimeInterval(seconds)
-    while !stopping && condition.wait(until: until) {}
-    return !stopping
   }
 }

@@ -60,12 +60,10 @@ public final class ShippingThread: @unchecked Sendable {
   private let logger: Logger
   /// What the node's writer waits on under a flood.
   public let backlog: ShippingBacklog
+  private let loop = BackgroundLoop(name: "uptake-shipping")
   private let condition = NSCondition()
   // Guarded by `condition`:
   private var status = Status()
-  private var stopping = false
-  private var finished = false
-  private var started = false
   /// Only the shipping thread touches this: when a server last answered.
   private var lastContact = Date()
   /// Only the shipping thread touches this: when apps and configurations
@@ -110,34 +108,19 @@ public final class ShippingThread: @unchecked Sendable {
   }
 
   public func start() {
-    condition.lock()
-    started = true
-    condition.unlock()
-    let thread = Thread { [self] in
-      run()
-      condition.lock()
-      finished = true
-      condition.broadcast()
-      condition.unlock()
-    }
-    thread.name = "uptake-shipping"
-    thread.start()
+    loop.start { [self] in run() }
   }
 
   /// Ends the thread after the block under way, and waits for it. What is
   /// not shipped yet stays in the spool for the next start.
   public func stop() {
-    condition.lock()
-    stopping = true
-    condition.broadcast()
-    while started && !finished { condition.wait() }
-    condition.unlock()
+    loop.stop()
     for server in layout.servers { server.close() }
   }
 
   private func run() {
     var retrySeconds = Self.firstRetrySeconds
-    while !isStopping {
+    while !loop.isStopping {
       let attempt = step()
       refreshSpoolFigures()
       switch attempt {
@@ -145,12 +128,12 @@ public final class ShippingThread: @unchecked Sendable {
         retrySeconds = Self.firstRetrySeconds
       case .idle:
         retrySeconds = Self.firstRetrySeconds
-        pause(Self.pollSeconds)
+        loop.wait(seconds: Self.pollSeconds)
       case .failed:
         // The spool's figures stay fresh while the retries wait longer.
         var waited = 0.0
-        while waited < retrySeconds && !isStopping {
-          pause(min(1, retrySeconds - waited))
+        while waited < retrySeconds && !loop.isStopping {
+          loop.wait(seconds: min(1, retrySeconds - waited))
           waited += 1
           refreshSpoolFigures()
         }
@@ -259,18 +242,6 @@ public final class ShippingThread: @unchecked Sendable {
       let free = try spool.scalarInt("PRAGMA main.freelist_count") ?? 0
       return (pages - free) * pageSize
     }
-  }
-
-  private var isStopping: Bool {
-    condition.lock()
-    defer { condition.unlock() }
-    return stopping
-  }
-
-  private func pause(_ seconds: Double) {
-    condition.lock()
-    if !stopping { _ = condition.wait(until: Date().addingTimeInterval(seconds)) }
-    condition.unlock()
   }
 
   @discardableResult

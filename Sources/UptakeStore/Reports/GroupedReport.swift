@@ -48,7 +48,7 @@ extension ReportQueries {
       // read, and projected to the keys' texts once per group at the end:
       // keyed and sorted by texts, the groups' hashing and ranking were a
       // quarter of the report over 2,000 groups.
-      var updates = UpdateNumbers()
+      var updates = TextNumbering()
       var groups: [BucketKey: (events: Int, installs: Int)] = [:]
       let statement = try database.statement(
         """
@@ -59,7 +59,7 @@ extension ReportQueries {
       try bindScope(statement, appNo: appNo, from: range.fromDay, through: range.toDay)
       while try statement.step() {
         let key = BucketKey(
-          update: updates.number(statement.string(0)), day: statement.int64(1),
+          update: statement.withText(0) { updates.number($0) }, day: statement.int64(1),
           action: statement.int(2))
         groups[key, default: (0, 0)].events += statement.int(3)
         groups[key, default: (0, 0)].installs += statement.int(4)
@@ -94,16 +94,16 @@ extension ReportQueries {
   /// order of their names, an unknown action (none) first.
   private static func rows(
     _ groups: [BucketKey: (events: Int, installs: Int)], keys: [GroupKey],
-    updates: UpdateNumbers
+    updates: TextNumbering
   ) -> [GroupedRow] {
-    let updateRanks = updates.ranksInByteOrder()
-    // An action's rank: 0 for a number no action has (its text is none),
-    // then the names in byte order.
-    let names = Action.allCases.map(\.name).sorted { $0.precedesInByteOrder($1) }
-    let ranks = (0...(Action.allCases.map(\.rawValue).max() ?? 0)).map { raw in
-      Action(rawValue: raw).map { names.firstIndex(of: $0.name)! + 1 } ?? 0
-    }
-    func actionRank(_ raw: Int) -> Int { ranks.indices.contains(raw) ? ranks[raw] : 0 }
+    let updateRanks = updates.byteOrderRanks()
+    // An action's rank by its number: its name's place in byte order, from
+    // 1; 0 for a number no action has (its text is none).
+    var actionRanks = [Int](
+      repeating: 0, count: (Action.allCases.map(\.rawValue).max() ?? 0) + 1)
+    let byName = Action.allCases.sorted { $0.name.precedesInByteOrder($1.name) }
+    for (rank, action) in byName.enumerated() { actionRanks[action.rawValue] = rank + 1 }
+    func actionRank(_ raw: Int) -> Int { actionRanks.indices.contains(raw) ? actionRanks[raw] : 0 }
     func precedes(_ left: BucketKey, _ right: BucketKey) -> Bool {
       for key in keys {
         switch key {
@@ -126,7 +126,7 @@ extension ReportQueries {
           let date = Timestamp.formatDate(dayNumber: bucket.day)
           dates[bucket.day] = date
           return date
-        case .updateId: return updates.ids[Int(bucket.update)]
+        case .updateId: return updates.texts[Int(bucket.update)]
         default: return Action(rawValue: bucket.action)?.name
         }
       }
@@ -135,33 +135,11 @@ extension ReportQueries {
   }
 
   /// A bucket of daily_counts, across test flags: the default grouping's
-  /// row, its update id numbered (`UpdateNumbers`).
+  /// row, its update id numbered (`TextNumbering`).
   private struct BucketKey: Hashable {
     let update: Int32
     let day: Int64
     let action: Int
-  }
-
-  /// Update ids numbered in the order first seen.
-  private struct UpdateNumbers {
-    private(set) var ids: [String] = []
-    private var numbers: [String: Int32] = [:]
-
-    mutating func number(_ id: String) -> Int32 {
-      if let number = numbers[id] { return number }
-      let number = Int32(ids.count)
-      ids.append(id)
-      numbers[id] = number
-      return number
-    }
-
-    /// Each number's rank among the ids in byte order.
-    func ranksInByteOrder() -> [Int32] {
-      var ranks = [Int32](repeating: 0, count: ids.count)
-      let order = ids.indices.sorted { ids[$0].precedesInByteOrder(ids[$1]) }
-      for (rank, index) in order.enumerated() { ranks[index] = Int32(rank) }
-      return ranks
-    }
   }
 
   /// `YYYY-MM-DDTHH` for an hour number.
