@@ -34,19 +34,27 @@ struct FoldEvent {
   }
 }
 
-extension Array where Element == FoldEvent {
+extension RandomAccessCollection where Element == FoldEvent, Index == Int {
   /// Calls `body` with the range of each install's events, in order. The
   /// events must be sorted with those that have an install first and each
   /// install's together, as `writeSeen` sorts them; the rest are skipped.
   func forEachInstall<Failure: Error>(_ body: (Range<Int>) throws(Failure) -> Void)
     throws(Failure)
   {
-    var start = 0
-    while start < count && self[start].hasInstall {
+    var start = startIndex
+    while start < endIndex && self[start].hasInstall {
       var end = start + 1
-      while end < count && self[end].isSameInstall(as: self[start]) { end += 1 }
+      while end < endIndex && self[end].isSameInstall(as: self[start]) { end += 1 }
       try body(start..<end)
       start = end
     }
+  }
+
+  /// The end of a run of at least `events` events from `start` (fewer at
+  /// the end) that splits no install.
+  func endOfInstalls(from start: Int, events: Int) -> Int {
+    var end = Swift.min(start + events, endIndex)
+    while end < endIndex && self[end].isSameInstall(as: self[end - 1]) { end += 1 }
+    return end
   }
 }

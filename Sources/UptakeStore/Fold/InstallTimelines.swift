@@ -43,28 +43,52 @@ struct InstallTimelines {
     _ events: [FoldEvent], _ database: Database, _ versions: inout TextNumbering,
     _ updates: inout TextNumbering
   ) throws(StoreError) -> InstallTimelines {
-    var cursor = try Cursor(database)
-    defer { cursor.scan.reset() }
-    var timelines = InstallTimelines()
-    try events.forEachInstall { range throws(StoreError) in
-      let install = events[range.lowerBound]
-      try cursor.move(to: install)
-      while case .at(let at) = cursor.position, at == install.installKey {
-        let version = cursor.scan.withText(2) { versions.number($0) }
-        cursor.scan.withBlob(3) { times in
-          SeenTimes.forEach(in: times, dayStartMs: cursor.scan.int64(1) * Timestamp.msPerDay) {
-            ts, download in
-            timelines.points.append(
-              TimelinePoint(
-                ts: ts, version: version,
-                download: download.map { updates.number($0) } ?? TimelinePoint.noDownload))
-          }
-        }
-        try cursor.advance()
-      }
-      timelines.starts.append(Int32(timelines.points.count))
+    var reader = try Reader(database)
+    return try reader.read(events[...], &versions, &updates)
+  }
+
+  /// Reads a step's timelines a run of installs at a time, for the fold to
+  /// write each run's rows before reading the next: a whole step's
+  /// timelines, every point of a few hundred thousand installs' histories,
+  /// were the fold's peak of memory, and grew with the installs' histories
+  /// (docs/performance.md).
+  struct Reader {
+    private var cursor: Cursor
+
+    init(_ database: Database) throws(StoreError) {
+      cursor = try Cursor(database)
     }
-    return timelines
+
+    /// The timelines of the installs of `events`, a run of whole installs
+    /// sorted as `InstallTimelines.read` says, after those of the previous
+    /// call. No statement stays open, so the caller may write install_days
+    /// before the next call.
+    mutating func read(
+      _ events: ArraySlice<FoldEvent>, _ versions: inout TextNumbering,
+      _ updates: inout TextNumbering
+    ) throws(StoreError) -> InstallTimelines {
+      defer { cursor.release() }
+      var timelines = InstallTimelines()
+      try events.forEachInstall { range throws(StoreError) in
+        let install = events[range.lowerBound]
+        try cursor.move(to: install)
+        while case .at(let at) = cursor.position, at == install.installKey {
+          let version = cursor.scan.withText(2) { versions.number($0) }
+          cursor.scan.withBlob(3) { times in
+            SeenTimes.forEach(in: times, dayStartMs: cursor.scan.int64(1) * Timestamp.msPerDay) {
+              ts, download in
+              timelines.points.append(
+                TimelinePoint(
+                  ts: ts, version: version,
+                  download: download.map { updates.number($0) } ?? TimelinePoint.noDownload))
+            }
+          }
+          try cursor.advance()
+        }
+        timelines.starts.append(Int32(timelines.points.count))
+      }
+      return timelines
+    }
   }
 
   /// A cursor over install_days that reaches each install's rows by
@@ -123,6 +147,12 @@ struct InstallTimelines {
         }
       }
       if position.needsSeek(to: key) { try seek(install) }
+    }
+
+    /// Ends the scan; the next install seeks.
+    mutating func release() {
+      scan.reset()
+      position = .unplaced
     }
 
     mutating func advance() throws(StoreError) {

@@ -266,23 +266,35 @@ enum RollupWriter {
     }
   }
 
+  /// Events whose installs' timelines `writeSeen` holds at once
+  /// (`InstallTimelines.Reader`), where it held every timeline of the step.
+  static let seenRunEvents = 4_096
+
   /// install_days, the adoption counts and the funnel's download rows
   /// (`SeenWriter`). Sorted by install and time, each install's events lie
-  /// together: its stored timeline is read once, ahead (`InstallTimelines`),
-  /// and the step's points are merged into it.
+  /// together: its stored timeline is read once, ahead of its run of
+  /// installs (`InstallTimelines.Reader`), and the step's points are merged
+  /// into it.
   private static func writeSeen(
     _ batch: inout FoldBatch, _ database: Database
   ) throws(StoreError) {
     batch.events.sortUnstably(by: SeenOrder.self)
     var writer = try SeenWriter(database, updateIds: batch.updateIds)
     let events = batch.events
-    let timelines = try InstallTimelines.read(events, database, &batch.versions, &writer.updates)
-    writer.rankVersions(&batch.versions)
-    var installIndex = 0
-    try events.forEachInstall { range throws(StoreError) in
-      let known = timelines.timeline(installIndex)
-      installIndex += 1
-      try writer.addInstall(events[range], known: known, versions: batch.versions)
+    var reader = try InstallTimelines.Reader(database)
+    var runStart = 0
+    while runStart < events.count && events[runStart].hasInstall {
+      let runEnd = events.endOfInstalls(from: runStart, events: Self.seenRunEvents)
+      let run = events[runStart..<runEnd]
+      let timelines = try reader.read(run, &batch.versions, &writer.updates)
+      writer.rankVersions(&batch.versions)
+      var installIndex = 0
+      try run.forEachInstall { range throws(StoreError) in
+        let known = timelines.timeline(installIndex)
+        installIndex += 1
+        try writer.addInstall(events[range], known: known, versions: batch.versions)
+      }
+      runStart = runEnd
     }
     try writer.write(database, versions: batch.versions)
   }

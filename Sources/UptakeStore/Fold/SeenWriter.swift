@@ -37,9 +37,12 @@ struct SeenWriter {
     self.updates = updates
   }
 
-  /// Call once every version the step will meet is numbered: the batch's
-  /// and its installs' stored ones (`InstallTimelines.read`).
+  /// Call once every version the next installs will meet is numbered: the
+  /// batch's and their stored ones (`InstallTimelines.Reader`). Ranks are
+  /// only compared within one install, so they may change between installs
+  /// as versions are added.
   mutating func rankVersions(_ versions: inout TextNumbering) {
+    guard ranks.count != versions.texts.count else { return }
     ranks = versions.versionRanks()
   }
 

@@ -112,6 +112,38 @@ struct InstallTimelinesTests {
       if read != (try lookedUp(event, database)) { mismatches += 1 }
     }
     #expect(mismatches == 0, "\(mismatches) of \(events.count / 2) installs")
+    try expectSameInRuns(events, database, whole: timelines, versions, updates)
+  }
+
+  /// Reads `events` again in runs of a few installs (`InstallTimelines.Reader`,
+  /// as a fold step does) and expects the points read whole.
+  static func expectSameInRuns(
+    _ events: [FoldEvent], _ database: Database, whole: InstallTimelines,
+    _ versions: TextNumbering, _ updates: TextNumbering
+  ) throws {
+    var runVersions = TextNumbering()
+    var runUpdates = TextNumbering()
+    var reader = try InstallTimelines.Reader(database)
+    var read: [String] = []
+    var runs = 0
+    var start = 0
+    while start < events.count && events[start].hasInstall {
+      let end = events.endOfInstalls(from: start, events: 7)
+      let run = try reader.read(events[start..<end], &runVersions, &runUpdates)
+      read += run.points.map { describe($0, runVersions, runUpdates) }
+      runs += 1
+      start = end
+    }
+    #expect(runs > 1)
+    #expect(read == whole.points.map { describe($0, versions, updates) })
+  }
+
+  static func describe(_ point: TimelinePoint, _ versions: TextNumbering, _ updates: TextNumbering)
+    -> String
+  {
+    let download =
+      point.download == TimelinePoint.noDownload ? "-" : updates.texts[Int(point.download)]
+    return "\(versions.texts[Int(point.version)]) \(point.ts) \(download)"
   }
 
   @Test("installs close together, stepped from one to the next")

@@ -111,10 +111,14 @@ enum DimensionFold {
   /// with the first once sorted.
   ///
   /// An event of another hour than the events around it (one that arrived
-  /// late, between on-time ones) is counted in a dictionary instead: with
-  /// one event in ten late, switching the array's hour for each made a
-  /// partial count of nearly every event, and those, sorted and summed,
-  /// were the fold's peak of memory (docs/performance.md).
+  /// late, between on-time ones) is a partial count of its own instead:
+  /// with one event in ten late, switching the array's hour for each made
+  /// a partial count of every bucket of the hour for nearly every event,
+  /// and those, sorted and summed, were the fold's peak of memory. Counted
+  /// in a dictionary, they still were: a late event's hour, day and
+  /// dimension set are nearly always its own, so the dictionary summed
+  /// little and held each of them at several times the size of a partial
+  /// count (docs/performance.md).
   private static func counts(_ batch: FoldBatch, _ numbers: [Int64]) -> [(
     key: CountKey, events: Int
   )] {
@@ -122,7 +126,6 @@ enum DimensionFold {
     var touched: [Int] = []
     var currentHour = Int64.min
     var partials: [(key: CountKey, events: Int)] = []
-    var strays: [CountKey: Int] = [:]
     func key(_ index: Int, hour: Int64) -> CountKey {
       let set = index >> 3
       return CountKey(
@@ -146,7 +149,7 @@ enum DimensionFold {
         if currentHour != Int64.min,
           let next, Timestamp.hourNumber(ms: next.timestampMs) != hour
         {
-          strays[key(index, hour: hour), default: 0] += 1
+          partials.append((key(index, hour: hour), 1))
           continue
         }
         flush()
@@ -156,8 +159,8 @@ enum DimensionFold {
       current[index] += 1
     }
     flush()
-    partials += strays.lazy.map { ($0.key, $0.value) }
-    return summed(partials)
+    sumInPlace(&partials)
+    return partials
   }
 
   /// dimension_count_runs: a run for each app, test flag and day. The
@@ -184,19 +187,20 @@ enum DimensionFold {
     if let day { try DimensionCountRuns.append(counts, to: day, database) }
   }
 
-  /// Partial counts sorted in key order, those of one bucket summed.
-  private static func summed(_ partials: [(key: CountKey, events: Int)]) -> [(
-    key: CountKey, events: Int
-  )] {
-    var sums: [(key: CountKey, events: Int)] = []
-    for partial in partials.sorted(by: { precedes($0.key, $1.key) }) {
-      if let last = sums.last, last.key == partial.key {
-        sums[sums.count - 1].events += partial.events
+  /// Sorts partial counts in key order and sums those of one bucket into
+  /// one, in place: no second array of them at the fold's peak.
+  private static func sumInPlace(_ partials: inout [(key: CountKey, events: Int)]) {
+    partials.sort { precedes($0.key, $1.key) }
+    var kept = 0
+    for index in partials.indices {
+      if kept > 0 && partials[kept - 1].key == partials[index].key {
+        partials[kept - 1].events += partials[index].events
       } else {
-        sums.append(partial)
+        partials[kept] = partials[index]
+        kept += 1
       }
     }
-    return sums
+    partials.removeLast(partials.count - kept)
   }
 
   private static func precedes(_ lhs: CountKey, _ rhs: CountKey) -> Bool {
