@@ -1,8 +1,8 @@
 import UptakeCore
 
-/// The install_days rows of a fold step's installs, read ahead in one
-/// pass in the table's key order, before the step writes any, as each
-/// install's timeline: every time it was seen, with its version and what it
+/// The install_days rows of a run of a fold step's installs, read ahead in
+/// the table's key order, before the step writes theirs, as each install's
+/// timeline: every time it was seen, with its version and what it
 /// downloaded then (`SeenTimes`).
 ///
 /// Why not a lookup an install: a step of a flood brings a quarter of a
