@@ -34,19 +34,6 @@ struct InstallTimelines {
     points[Int(starts[index])..<Int(starts[index + 1])]
   }
 
-  /// The rows of each install of `events`, which come sorted as writeSeen
-  /// sorts them: events with an install first, by app, test flag (false
-  /// first) and install key, so each install's events lie together and
-  /// the installs come in the table's key order. Versions are numbered in
-  /// `versions`, downloaded updates in `updates`.
-  static func read(
-    _ events: [FoldEvent], _ database: Database, _ versions: inout TextNumbering,
-    _ updates: inout TextNumbering
-  ) throws(StoreError) -> InstallTimelines {
-    var reader = try Reader(database)
-    return try reader.read(events[...], &versions, &updates)
-  }
-
   /// Reads a step's timelines a run of installs at a time, for the fold to
   /// write each run's rows before reading the next: a whole step's
   /// timelines, every point of a few hundred thousand installs' histories,
@@ -59,10 +46,13 @@ struct InstallTimelines {
       cursor = try Cursor(database)
     }
 
-    /// The timelines of the installs of `events`, a run of whole installs
-    /// sorted as `InstallTimelines.read` says, after those of the previous
-    /// call. No statement stays open, so the caller may write install_days
-    /// before the next call.
+    /// The rows of each install of `events`, a run of whole installs after
+    /// those of the previous call, sorted as writeSeen sorts them: events
+    /// with an install first, by app, test flag (false first) and install
+    /// key, so each install's events lie together and the installs come in
+    /// the table's key order. Versions are numbered in `versions`,
+    /// downloaded updates in `updates`. No statement stays open, so the
+    /// caller may write install_days before the next call.
     mutating func read(
       _ events: ArraySlice<FoldEvent>, _ versions: inout TextNumbering,
       _ updates: inout TextNumbering

@@ -99,7 +99,8 @@ struct InstallTimelinesTests {
         action: 0, isTest: false, hasInstall: false))
     var versions = TextNumbering()
     var updates = TextNumbering()
-    let timelines = try InstallTimelines.read(events, database, &versions, &updates)
+    var reader = try InstallTimelines.Reader(database)
+    let timelines = try reader.read(events[...], &versions, &updates)
     var mismatches = 0
     for (index, event) in stride(from: 0, to: events.count - 1, by: 2).map({ events[$0] })
       .enumerated()
