@@ -5,8 +5,7 @@ import UptakeCore
 /// counts of the rows it gains, and its download rows worked out again
 /// where the new points change them (`FunnelDownloads`).
 struct SeenWriter {
-  private let insertRow: Statement
-  private let updateRow: Statement
+  private var rows: InstallDayRows
   private var versionInstalls: [DailyVersionsKey: Int] = [:]
   private var activeInstalls: [DailyActiveKey: Int] = [:]
   private var funnelDownloads = FunnelDownloads()
@@ -20,18 +19,7 @@ struct SeenWriter {
   private var packed: [UInt8] = []
 
   init(_ database: Database, updateIds: [String]) throws(StoreError) {
-    // An insert for a new row and an update for a known one, not one
-    // upsert: the upsert tries the insert first and was a tenth slower.
-    insertRow = try database.statement(
-      """
-      INSERT INTO install_days (app_no, is_test, install_key, day, app_version, first_ts, times)
-      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-      """)
-    updateRow = try database.statement(
-      """
-      UPDATE install_days SET first_ts = ?6, times = ?7
-      WHERE app_no = ?1 AND is_test = ?2 AND install_key = ?3 AND day = ?4 AND app_version = ?5
-      """)
+    rows = try InstallDayRows(database)
     var updates = TextNumbering()
     batchUpdates = updateIds.map { updates.number($0) }
     self.updates = updates
@@ -59,10 +47,10 @@ struct SeenWriter {
     guard !added.isEmpty else { return }
     let scope = InstallScope(
       appNo: install.appNo, isTest: install.isTest, installKey: install.installKey)
-    let newRows = countNewRows(added, known: timeline, scope)
+    countNewRows(added, known: timeline, scope)
     timeline += added
     timeline.sort { $0.precedes($1) }
-    try writeRows(touchedBy: added, newRows: newRows, timeline, scope, versions)
+    try writeRows(touchedBy: added, timeline, scope, versions)
     funnelDownloads.update(scope, added: added, timeline: timeline, ranks: ranks)
   }
 
@@ -102,11 +90,11 @@ struct SeenWriter {
 
   /// Adds the rows the `added` points open to the adoption counts: a
   /// version's installs that day, and the day's when the install had no row
-  /// that day. Returns those rows. An install has a few rows: plain scans
-  /// serve, where building sets was a twentieth of the fold.
+  /// that day. An install has a few rows: plain scans serve, where
+  /// building sets was a twentieth of the fold.
   private mutating func countNewRows(
     _ added: [TimelinePoint], known: [TimelinePoint], _ scope: InstallScope
-  ) -> [RowKey] {
+  ) {
     var newRows: [RowKey] = []
     for point in added {
       let key = RowKey(day: point.day, version: point.version)
@@ -126,12 +114,11 @@ struct SeenWriter {
       }
       newRows.append(key)
     }
-    return newRows
   }
 
   /// Writes each row (day and version) an added point falls in, whole.
   private mutating func writeRows(
-    touchedBy added: [TimelinePoint], newRows: [RowKey], _ timeline: [TimelinePoint],
+    touchedBy added: [TimelinePoint], _ timeline: [TimelinePoint],
     _ scope: InstallScope, _ versions: TextNumbering
   ) throws(StoreError) {
     var touched: [RowKey] = []
@@ -151,20 +138,16 @@ struct SeenWriter {
       let dayStartMs = Int64(key.day) * Timestamp.msPerDay
       packed.removeAll(keepingCapacity: true)
       SeenTimes.pack(timeBuffer, dayStartMs: dayStartMs, into: &packed)
-      let write = newRows.contains(key) ? insertRow : updateRow
-      try write.bind(1, scope.appNo)
-      try write.bind(2, Int64(scope.isTest ? 1 : 0))
-      try write.bind(3, scope.installKey)
-      try write.bind(4, Int64(key.day))
-      try write.bind(5, versions.texts[Int(key.version)])
-      try write.bind(6, timeBuffer[0].ts)
-      try write.bind(7, packed)
-      try write.run()
+      try rows.add(
+        scope, day: key.day, version: key.version, firstTs: timeBuffer[0].ts,
+        packedTimes: packed, versions: versions)
     }
   }
 
-  /// The download rows and the adoption counts.
-  func write(_ database: Database, versions: TextNumbering) throws(StoreError) {
+  /// The install_days rows not written yet, the download rows and the
+  /// adoption counts.
+  mutating func write(_ database: Database, versions: TextNumbering) throws(StoreError) {
+    try rows.flush(versions)
     try funnelDownloads.write(database, updates: updates, versions: versions)
     try writeVersionInstalls(database, versions)
     try writeActiveInstalls(database)

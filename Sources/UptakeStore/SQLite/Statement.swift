@@ -63,6 +63,11 @@ public final class Statement {
   }
 
   public func bind(_ index: Int32, _ value: [UInt8]) throws(StoreError) {
+    try bind(index, value[...])
+  }
+
+  /// Binds a blob; SQLite copies the bytes.
+  public func bind(_ index: Int32, _ value: ArraySlice<UInt8>) throws(StoreError) {
     // An empty array has no base address, and a NULL pointer binds NULL.
     guard !value.isEmpty else {
       try check(sqlite3_bind_zeroblob(handle, index, 0))
