@@ -15,6 +15,13 @@ struct SeenWriter {
   private let batchUpdates: [Int32]
   /// Each version number's place in version order (`TextNumbering.versionRanks`).
   private var ranks: [Int32] = []
+  // Buffers for one install at a time, kept from install to install with
+  // their capacity: a step brings a few hundred thousand installs, and
+  // arrays made for each were a tenth of `addInstall`'s time.
+  private var timeline: [TimelinePoint] = []
+  private var added: [TimelinePoint] = []
+  private var newRows: [RowKey] = []
+  private var touched: [RowKey] = []
   private var timeBuffer: [(ts: Int64, download: String?)] = []
   private var packed: [UInt8] = []
 
@@ -41,25 +48,25 @@ struct SeenWriter {
     _ events: ArraySlice<FoldEvent>, known: ArraySlice<TimelinePoint>, versions: TextNumbering
   ) throws(StoreError) {
     let install = events[events.startIndex]
-    var timeline = Array(known)
+    timeline.removeAll(keepingCapacity: true)
+    timeline += known
     timeline.sort { $0.precedes($1) }
-    let added = newPoints(events, in: timeline)
+    findNewPoints(events)
     guard !added.isEmpty else { return }
     let scope = InstallScope(
       appNo: install.appNo, isTest: install.isTest, installKey: install.installKey)
-    countNewRows(added, known: timeline, scope)
+    countNewRows(scope)
     timeline += added
     timeline.sort { $0.precedes($1) }
-    try writeRows(touchedBy: added, timeline, scope, versions)
+    try writeRows(scope, versions)
     funnelDownloads.update(scope, added: added, timeline: timeline, ranks: ranks)
   }
 
-  /// The events' points the timeline does not hold yet: a repeat of a time
-  /// and version adds nothing unless it is a download not held at it.
-  private func newPoints(_ events: ArraySlice<FoldEvent>, in timeline: [TimelinePoint])
-    -> [TimelinePoint]
-  {
-    var added: [TimelinePoint] = []
+  /// The events' points the timeline does not hold yet, into `added`: a
+  /// repeat of a time and version adds nothing unless it is a download not
+  /// held at it.
+  private mutating func findNewPoints(_ events: ArraySlice<FoldEvent>) {
+    added.removeAll(keepingCapacity: true)
     for event in events {
       let point = TimelinePoint(
         ts: event.timestampMs, version: event.version,
@@ -69,7 +76,6 @@ struct SeenWriter {
       if Self.holds(timeline[...], point) || Self.holds(added[...], point) { continue }
       added.append(point)
     }
-    return added
   }
 
   /// Whether `points` (sorted by time) hold `point` or, for a point that is
@@ -90,22 +96,21 @@ struct SeenWriter {
 
   /// Adds the rows the `added` points open to the adoption counts: a
   /// version's installs that day, and the day's when the install had no row
-  /// that day. An install has a few rows: plain scans serve, where
-  /// building sets was a twentieth of the fold.
-  private mutating func countNewRows(
-    _ added: [TimelinePoint], known: [TimelinePoint], _ scope: InstallScope
-  ) {
-    var newRows: [RowKey] = []
+  /// that day (none in `timeline`, the known points). An install has a few
+  /// rows: plain scans serve, where building sets was a twentieth of the
+  /// fold.
+  private mutating func countNewRows(_ scope: InstallScope) {
+    newRows.removeAll(keepingCapacity: true)
     for point in added {
       let key = RowKey(day: point.day, version: point.version)
       guard !newRows.contains(key),
-        !known.contains(where: { $0.version == key.version && $0.day == key.day })
+        !timeline.contains(where: { $0.version == key.version && $0.day == key.day })
       else { continue }
       versionInstalls[
         DailyVersionsKey(
           appNo: scope.appNo, isTest: scope.isTest, day: point.day, version: point.version),
         default: 0] += 1
-      if !known.contains(where: { $0.day == key.day })
+      if !timeline.contains(where: { $0.day == key.day })
         && !newRows.contains(where: { $0.day == key.day })
       {
         activeInstalls[
@@ -116,12 +121,12 @@ struct SeenWriter {
     }
   }
 
-  /// Writes each row (day and version) an added point falls in, whole.
-  private mutating func writeRows(
-    touchedBy added: [TimelinePoint], _ timeline: [TimelinePoint],
-    _ scope: InstallScope, _ versions: TextNumbering
-  ) throws(StoreError) {
-    var touched: [RowKey] = []
+  /// Writes each row (day and version) an `added` point falls in, whole,
+  /// from `timeline`, the install's points old and new.
+  private mutating func writeRows(_ scope: InstallScope, _ versions: TextNumbering)
+    throws(StoreError)
+  {
+    touched.removeAll(keepingCapacity: true)
     for point in added {
       let key = RowKey(day: point.day, version: point.version)
       if !touched.contains(key) { touched.append(key) }
