@@ -23,7 +23,7 @@ struct InstallTimelines {
   static let trialHitsToKeepStepping = 500
 
   /// Every install's points, one install after another, each install's
-  /// in its rows' order (by day, then version).
+  /// in the order its rows were read (`SeenWriter` sorts them).
   private(set) var points: [TimelinePoint] = []
   /// `points[starts[i]..<starts[i + 1]]` are the points of the i-th install.
   private var starts: [Int32] = [0]
@@ -110,9 +110,12 @@ struct InstallTimelines {
     init(_ database: Database) throws(StoreError) {
       scan = try database.statement(
         """
+        -- By install key alone: the key's order (schema/0020) puts an
+        -- install's rows together, and ORDER BY its later columns made
+        -- SQLite sort each install's rows again.
         SELECT install_key, day, app_version, times FROM install_days
         WHERE app_no = ?1 AND is_test = ?2 AND install_key >= ?3
-        ORDER BY install_key, day, app_version
+        ORDER BY install_key
         """)
     }
 
