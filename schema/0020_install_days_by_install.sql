@@ -4,7 +4,7 @@
 -- every row, each comparison of the seek went past two equal columns on
 -- SQLite's general path; with the install key first, SQLite compares its
 -- integer and nearly always decides there. Rewriting rows so took about
--- a third less time (docs/performance.md, session 31).
+-- 30 % less time (docs/performance.md, session 31).
 --
 -- Readers give the app, test flag and install, or the app and a range of
 -- days (the adoption counts with test=include, which scan the table).

@@ -17,7 +17,8 @@ struct SeenWriter {
   private var ranks: [Int32] = []
   // Buffers for one install at a time, kept from install to install with
   // their capacity: a step brings a few hundred thousand installs, and
-  // arrays made for each were a tenth of `addInstall`'s time.
+  // arrays made for each cost the fold 4-7 % (docs/performance.md,
+  // session 31).
   private var timeline: [TimelinePoint] = []
   private var added: [TimelinePoint] = []
   private var newRows: [RowKey] = []
