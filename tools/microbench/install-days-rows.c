@@ -155,21 +155,21 @@ int main(int argc, char **argv) {
   sqlite3 *byInstall = open_table(path, "install_key, app_no, is_test, day, app_version");
 
   printf("%d of %d rows rewritten a pass; µs a row\n", rewritten, installs);
-  // Each pass writes the rows longer than the pass before, as a step adds
-  // a time to each.
-  int length = 21;
+  // Each pass writes a table's rows a byte longer than its pass before, as
+  // a step adds a time to each.
+  int byAppLength = 21, byInstallLength = 21;
   for (int round = 1; round <= rounds; round++) {
-    double update = rewrite(byApp, "UPDATE", 1, length++);
-    double replace = rewrite(byApp, "INSERT OR REPLACE", 1, length++);
-    double upsert = rewrite(byApp, "UPSERT", 64, length++);
-    double replace10 = rewrite(byApp, "INSERT OR REPLACE", 10, length++);
-    double replace64 = rewrite(byApp, "INSERT OR REPLACE", 64, length++);
-    double replace200 = rewrite(byApp, "INSERT OR REPLACE", 200, length++);
+    double update = rewrite(byApp, "UPDATE", 1, byAppLength++);
+    double replace = rewrite(byApp, "INSERT OR REPLACE", 1, byAppLength++);
+    double upsert = rewrite(byApp, "UPSERT", 64, byAppLength++);
+    double replace10 = rewrite(byApp, "INSERT OR REPLACE", 10, byAppLength++);
+    double replace64 = rewrite(byApp, "INSERT OR REPLACE", 64, byAppLength++);
+    double replace200 = rewrite(byApp, "INSERT OR REPLACE", 200, byAppLength++);
     printf("round %d, key by app:     UPDATE a row %.2f, REPLACE a row %.2f, UPSERT 64 rows "
            "%.2f, REPLACE 10 / 64 / 200 rows %.2f / %.2f / %.2f\n",
            round, update, replace, upsert, replace10, replace64, replace200);
-    update = rewrite(byInstall, "UPDATE", 1, length - 6);
-    replace64 = rewrite(byInstall, "INSERT OR REPLACE", 64, length - 5);
+    update = rewrite(byInstall, "UPDATE", 1, byInstallLength++);
+    replace64 = rewrite(byInstall, "INSERT OR REPLACE", 64, byInstallLength++);
     printf("round %d, key by install: UPDATE a row %.2f, REPLACE 64 rows %.2f\n", round,
            update, replace64);
     fflush(stdout);
