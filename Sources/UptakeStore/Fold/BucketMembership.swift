@@ -21,6 +21,24 @@ final class BucketMembership {
     let appNo: Int64
     let isTest: Bool
     let day: Int64
+
+    init(appNo: Int64, isTest: Bool, day: Int64) {
+      self.appNo = appNo
+      self.isTest = isTest
+      self.day = day
+    }
+
+    /// The day as a key of `PairCounts`: the app, and the test flag above
+    /// the day's 32 bits.
+    var countKey: PairCounts.Key {
+      PairCounts.Key(
+        high: appNo, low: (isTest ? 1 << 32 : 0) | Int64(UInt32(truncatingIfNeeded: day)))
+    }
+
+    init(countKey key: PairCounts.Key) {
+      self.init(
+        appNo: key.high, isTest: key.low >> 32 != 0, day: Int64(Int32(truncatingIfNeeded: key.low)))
+    }
   }
 
   /// Days with a filter at most, and the memory all filters may take: a
@@ -52,12 +70,14 @@ final class BucketMembership {
   func beginFold(after foldedSeq: Int64, _ batch: FoldBatch) {
     if validThrough != foldedSeq { filters.removeAll() }
     foldsSeen += 1
-    var installs: [Day: Int] = [:]
+    var installs = PairCounts()
     for event in batch.events where event.hasInstall {
-      installs[Day(appNo: event.appNo, isTest: event.isTest, day: Int64(event.day)), default: 0] +=
-        1
+      installs.add(Day(appNo: event.appNo, isTest: event.isTest, day: Int64(event.day)).countKey)
     }
-    worthAFilter = Set(installs.filter { $0.value >= Self.installsWorthAFilter }.keys)
+    worthAFilter = []
+    installs.forEach { key, count in
+      if count >= Self.installsWorthAFilter { worthAFilter.insert(Day(countKey: key)) }
+    }
   }
 
   /// The fold step committed: the filters now describe `foldedSeq`.

@@ -14,13 +14,14 @@ struct InstallDayRows {
   private let database: Database
   private let fullStatement: Statement
   private var rows: [Row] = []
-  /// The rows' packed times, one after another (`Row.times`).
-  private var times: [UInt8] = []
+  /// The rows' versions and packed times, one after another, bound from
+  /// here without copies (`Statement.run(uncopied:_:)`).
+  private var bytes: [UInt8] = []
 
   private struct Row {
     let scope: InstallScope
     let day: Int32
-    let version: Int32
+    let version: Range<Int>
     let firstTs: Int64
     let times: Range<Int>
   }
@@ -31,40 +32,43 @@ struct InstallDayRows {
     rows.reserveCapacity(Self.rowsPerStatement)
   }
 
-  /// A row of `scope`'s timeline, on `day` and the version numbered
-  /// `version` in `versions`, holding `packedTimes` (`SeenTimes.pack`).
-  /// It may be written only at the next `flush`, and `versions` must
-  /// still number it then.
+  /// A row of `scope`'s timeline, on `day` and `version`, holding
+  /// `packedTimes` (`SeenTimes.pack`). It may be written only at the next
+  /// `flush`.
   mutating func add(
-    _ scope: InstallScope, day: Int32, version: Int32, firstTs: Int64,
-    packedTimes: [UInt8], versions: TextNumbering
+    _ scope: InstallScope, day: Int32, version: String, firstTs: Int64, packedTimes: [UInt8]
   ) throws(StoreError) {
-    let start = times.count
-    times += packedTimes
+    let versionStart = bytes.count
+    bytes += version.utf8
+    let timesStart = bytes.count
+    bytes += packedTimes
     rows.append(
-      Row(scope: scope, day: day, version: version, firstTs: firstTs, times: start..<times.count))
-    if rows.count == Self.rowsPerStatement { try flush(versions) }
+      Row(
+        scope: scope, day: day, version: versionStart..<timesStart, firstTs: firstTs,
+        times: timesStart..<bytes.count))
+    if rows.count == Self.rowsPerStatement { try flush() }
   }
 
   /// Writes the rows added since the last flush.
-  mutating func flush(_ versions: TextNumbering) throws(StoreError) {
+  mutating func flush() throws(StoreError) {
     guard !rows.isEmpty else { return }
     let statement =
       rows.count == Self.rowsPerStatement
       ? fullStatement : try database.statement(Self.sql(rows: rows.count))
-    for (index, row) in rows.enumerated() {
-      let first = Int32(index * 7)
-      try statement.bind(first + 1, row.scope.appNo)
-      try statement.bind(first + 2, Int64(row.scope.isTest ? 1 : 0))
-      try statement.bind(first + 3, row.scope.installKey)
-      try statement.bind(first + 4, Int64(row.day))
-      try statement.bind(first + 5, versions.texts[Int(row.version)])
-      try statement.bind(first + 6, row.firstTs)
-      try statement.bind(first + 7, times[row.times])
+    try statement.run(uncopied: bytes) { [rows] (bindings) throws(StoreError) in
+      for (index, row) in rows.enumerated() {
+        let first = Int32(index * 7)
+        try statement.bind(first + 1, row.scope.appNo)
+        try statement.bind(first + 2, Int64(row.scope.isTest ? 1 : 0))
+        try statement.bind(first + 3, row.scope.installKey)
+        try statement.bind(first + 4, Int64(row.day))
+        try bindings.bindText(first + 5, row.version)
+        try statement.bind(first + 6, row.firstTs)
+        try bindings.bindBlob(first + 7, row.times)
+      }
     }
-    try statement.run()
     rows.removeAll(keepingCapacity: true)
-    times.removeAll(keepingCapacity: true)
+    bytes.removeAll(keepingCapacity: true)
   }
 
   private static func sql(rows: Int) -> String {

@@ -6,8 +6,9 @@ import UptakeCore
 /// where the new points change them (`FunnelDownloads`).
 struct SeenWriter {
   private var rows: InstallDayRows
-  private var versionInstalls: [DailyVersionsKey: Int] = [:]
-  private var activeInstalls: [DailyActiveKey: Int] = [:]
+  /// New rows' installs per `DailyVersionsKey` and `DailyActiveKey`.
+  private var versionInstalls = PairCounts()
+  private var activeInstalls = PairCounts()
   private var funnelDownloads = FunnelDownloads()
   /// Update ids of the batch and of the stored timelines.
   var updates = TextNumbering()
@@ -107,16 +108,15 @@ struct SeenWriter {
       guard !newRows.contains(key),
         !timeline.contains(where: { $0.version == key.version && $0.day == key.day })
       else { continue }
-      versionInstalls[
+      versionInstalls.add(
         DailyVersionsKey(
-          appNo: scope.appNo, isTest: scope.isTest, day: point.day, version: point.version),
-        default: 0] += 1
+          appNo: scope.appNo, isTest: scope.isTest, day: point.day, version: point.version
+        ).countKey)
       if !timeline.contains(where: { $0.day == key.day })
         && !newRows.contains(where: { $0.day == key.day })
       {
-        activeInstalls[
-          DailyActiveKey(appNo: scope.appNo, isTest: scope.isTest, day: point.day), default: 0] +=
-          1
+        activeInstalls.add(
+          DailyActiveKey(appNo: scope.appNo, isTest: scope.isTest, day: point.day).countKey)
       }
       newRows.append(key)
     }
@@ -145,15 +145,15 @@ struct SeenWriter {
       packed.removeAll(keepingCapacity: true)
       SeenTimes.pack(timeBuffer, dayStartMs: dayStartMs, into: &packed)
       try rows.add(
-        scope, day: key.day, version: key.version, firstTs: timeBuffer[0].ts,
-        packedTimes: packed, versions: versions)
+        scope, day: key.day, version: versions.texts[Int(key.version)], firstTs: timeBuffer[0].ts,
+        packedTimes: packed)
     }
   }
 
   /// The install_days rows not written yet, the download rows and the
   /// adoption counts.
   mutating func write(_ database: Database, versions: TextNumbering) throws(StoreError) {
-    try rows.flush(versions)
+    try rows.flush()
     try funnelDownloads.write(database, updates: updates, versions: versions)
     try writeVersionInstalls(database, versions)
     try writeActiveInstalls(database)
@@ -167,7 +167,8 @@ struct SeenWriter {
       INSERT INTO daily_versions (app_no, is_test, day, app_version, installs) VALUES (?, ?, ?, ?, ?)
       ON CONFLICT DO UPDATE SET installs = installs + excluded.installs
       """)
-    for (key, installs) in versionInstalls {
+    try versionInstalls.forEach { (countKey, installs) throws(StoreError) in
+      let key = DailyVersionsKey(countKey: countKey)
       try addVersion.bind(1, key.appNo)
       try addVersion.bind(2, Int64(key.isTest ? 1 : 0))
       try addVersion.bind(3, Int64(key.day))
@@ -183,7 +184,8 @@ struct SeenWriter {
       INSERT INTO daily_active (app_no, is_test, day, installs) VALUES (?, ?, ?, ?)
       ON CONFLICT DO UPDATE SET installs = installs + excluded.installs
       """)
-    for (key, installs) in activeInstalls {
+    try activeInstalls.forEach { (countKey, installs) throws(StoreError) in
+      let key = DailyActiveKey(countKey: countKey)
       try addDay.bind(1, key.appNo)
       try addDay.bind(2, Int64(key.isTest ? 1 : 0))
       try addDay.bind(3, Int64(key.day))
@@ -199,17 +201,50 @@ struct SeenWriter {
   }
 
   /// A row of daily_versions: a version's installs on a day.
-  private struct DailyVersionsKey: Hashable {
+  private struct DailyVersionsKey {
     let appNo: Int64
     let isTest: Bool
     let day: Int32
+    /// A number of the fold's `TextNumbering`: an index, below 2^31.
     let version: Int32
+
+    init(appNo: Int64, isTest: Bool, day: Int32, version: Int32) {
+      (self.appNo, self.isTest, self.day, self.version) = (appNo, isTest, day, version)
+    }
+
+    /// The app; the day's 32 bits, the test flag, the version's 31.
+    var countKey: PairCounts.Key {
+      let low = UInt64(UInt32(bitPattern: day)) << 32 | (isTest ? 1 << 31 : 0) | UInt64(version)
+      return PairCounts.Key(high: appNo, low: Int64(bitPattern: low))
+    }
+
+    init(countKey key: PairCounts.Key) {
+      let low = UInt64(bitPattern: key.low)
+      self.init(
+        appNo: key.high, isTest: low & 1 << 31 != 0, day: Int32(truncatingIfNeeded: low >> 32),
+        version: Int32(truncatingIfNeeded: low & 0x7FFF_FFFF))
+    }
   }
 
   /// A row of daily_active: the installs seen on a day.
-  private struct DailyActiveKey: Hashable {
+  private struct DailyActiveKey {
     let appNo: Int64
     let isTest: Bool
     let day: Int32
+
+    init(appNo: Int64, isTest: Bool, day: Int32) {
+      (self.appNo, self.isTest, self.day) = (appNo, isTest, day)
+    }
+
+    /// The app; the test flag above the day's 32 bits.
+    var countKey: PairCounts.Key {
+      PairCounts.Key(
+        high: appNo, low: (isTest ? 1 << 32 : 0) | Int64(UInt32(bitPattern: day)))
+    }
+
+    init(countKey key: PairCounts.Key) {
+      self.init(
+        appNo: key.high, isTest: key.low >> 32 != 0, day: Int32(truncatingIfNeeded: key.low))
+    }
   }
 }

@@ -141,7 +141,7 @@ public final class Statement {
     return body(UnsafeRawBufferPointer(start: bytes, count: count))
   }
 
-  private func check(_ code: Int32) throws(StoreError) {
+  func check(_ code: Int32) throws(StoreError) {
     guard code == SQLITE_OK else {
       throw .sqlite(code: code, message: String(cString: sqlite3_errmsg(database.handle)), sql: sql)
     }
