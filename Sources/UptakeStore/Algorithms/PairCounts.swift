@@ -40,6 +40,9 @@ struct PairCounts {
     if count * 2 > keys.count { grow() }
   }
 
+  /// `key`'s count: 0 for a key never added to.
+  subscript(key: Key) -> Int { counts[find(key)] }
+
   /// Each key and its count, in no particular order.
   func forEach<Failure: Error>(_ body: (Key, Int) throws(Failure) -> Void) throws(Failure) {
     for slot in counts.indices where counts[slot] != 0 {

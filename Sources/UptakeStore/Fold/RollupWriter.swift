@@ -22,12 +22,15 @@ enum RollupWriter {
     _ prepared: inout PreparedFold, _ membership: BucketMembership, _ database: Database
   ) throws(StoreError) {
     membership.beginFold(after: prepared.afterSeq, prepared.batch)
-    // Each part sorts the step's events in the order of the rows it writes.
-    try DimensionFold.write(prepared.dimensions, &prepared.batch, database)
+    // Each part sorts the step's events in the order of the rows it
+    // writes; presence takes them in writeSeen's.
+    try DimensionFold.write(prepared.dimensions, prepared.batch, database)
+    let dimensionNumbers = prepared.dimensions.numbers
     prepared.dimensions = .written
     sortForDaily(&prepared.batch.events)
     try writeDaily(prepared.batch, membership, database)
     try writeSeen(&prepared.batch, database)
+    try PresenceWriter.write(prepared.batch.events, numbers: dimensionNumbers, database)
     let record = try database.statement(
       "INSERT OR REPLACE INTO rollups.fold_state (name, value) VALUES (?, ?)")
     try record.bind(1, RollupFolder.foldedSeqName)

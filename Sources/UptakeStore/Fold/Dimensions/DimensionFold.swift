@@ -1,8 +1,9 @@
 import UptakeCore
 
 /// Folds a batch into the dimension rollups (schema/0005, 0010, 0012): the
-/// dimension sets, event counts per hour (dimension_count_runs) and install
-/// presence per day (presence_runs), each by dimension set and action.
+/// dimension sets and event counts per hour (dimension_count_runs), by
+/// dimension set and action. Install presence per day (presence_runs) is
+/// `PresenceWriter`'s, with the sets' numbers from here.
 ///
 /// In two halves, so the fold thread can read a step in a short read
 /// transaction and write it in another (`RollupWriter.prepare`,
@@ -33,14 +34,14 @@ enum DimensionFold {
       highestStored: highestStored, numbers: numbers, hourly: counts(batch, numbers))
   }
 
-  /// Writes a prepared batch, its new dimension sets first. Leaves the
-  /// batch's events in presence_runs' order (`PresenceWriter`).
-  static func write(_ prepared: Prepared, _ batch: inout FoldBatch, _ database: Database)
+  /// Writes a prepared batch's new dimension sets and hourly counts.
+  /// presence_runs come later, from the events sorted by install
+  /// (`PresenceWriter`), with the sets' `Prepared.numbers`.
+  static func write(_ prepared: Prepared, _ batch: FoldBatch, _ database: Database)
     throws(StoreError)
   {
     try addNewSets(prepared, batch.dimensionSets, database)
     try writeCounts(prepared, database)
-    try PresenceWriter.write(&batch.events, numbers: prepared.numbers, database)
   }
 
   /// The dims_no of each of the batch's dimension sets: the stored one, or

@@ -4,22 +4,25 @@ import UptakeCore
 /// and dimension set with its hour bits per action), appended as runs of
 /// that day of at most `PresenceRuns.writtenRunEntries` entries.
 ///
-/// Why straight from the events, sorted in place: a copy of every event
-/// reduced to its entry (32 bytes) lived beside the step's events (48) at
-/// the fold's peak of memory, and the step's size is bounded by that peak
-/// (`BatchWriter.Limits.maxFoldStepEvents`, docs/performance.md).
+/// Why from the events as `RollupWriter.writeSeen` left them, by install
+/// and time, with a run being packed for each day at once: a day's entries
+/// then come in install order as they are, where sorting the step's events
+/// by day and install for them was a thirtieth of the fold (`perf`,
+/// docs/performance.md, session 32). A copy of every event reduced to its
+/// entry would have lived beside the step's events at the fold's peak of
+/// memory, which bounds the step's size (`BatchWriter.Limits.maxFoldStepEvents`).
 enum PresenceWriter {
-  /// Sorts `events` by app, test flag, day and install (those with an
-  /// install first) and writes their entries. `numbers` are the dims_no of
-  /// the batch's dimension sets.
-  static func write(_ events: inout [FoldEvent], numbers: [Int64], _ database: Database)
+  /// Writes the entries of `events`, sorted as `writeSeen` sorts them:
+  /// those with an install first, by app, test flag and install, then
+  /// time. `numbers` are the dims_no of the batch's dimension sets.
+  static func write(_ events: [FoldEvent], numbers: [Int64], _ database: Database)
     throws(StoreError)
   {
-    events.sortUnstably(by: PresenceOrder.self)
-    var run = RunBuilder(capacity: min(events.count, PresenceRuns.writtenRunEntries))
+    var runs = DayRuns(events)
     var sightings: [(dimsNo: Int64, action: UInt8, hourOfDay: UInt8)] = []
     var start = 0
     while start < events.count && events[start].hasInstall {
+      // An install's events of a day: together, as its events come by time.
       let first = events[start]
       var end = start + 1
       while end < events.count && events[end].isSameInstall(as: first)
@@ -28,9 +31,7 @@ enum PresenceWriter {
         end += 1
       }
       let day = PresenceRuns.Day(appNo: first.appNo, isTest: first.isTest, day: Int64(first.day))
-      try run.begin(day, database)
-      // An install's events of a day are few: its entries in dims_no
-      // order from a small sort.
+      // They are few: their entries in dims_no order from a small sort.
       sightings.removeAll(keepingCapacity: true)
       for event in events[start..<end] {
         let hour = Timestamp.hourNumber(ms: event.timestampMs) - Int64(event.day) * 24
@@ -41,48 +42,73 @@ enum PresenceWriter {
       for sighting in sightings {
         let bit = Int64(1) << Int64(sighting.hourOfDay)
         if entry?.dimsNo != sighting.dimsNo {
-          if let entry { try run.add(entry, database) }
+          if let entry { try runs.add(entry, to: day, database) }
           entry = PresenceEntry(installKey: first.installKey, dimsNo: sighting.dimsNo, hours: .zero)
         }
         entry?.hours[Int(sighting.action)] |= bit
       }
-      if let entry { try run.add(entry, database) }
+      if let entry { try runs.add(entry, to: day, database) }
       start = end
     }
-    try run.flush(database)
+    try runs.flush(database)
   }
 
-  /// presence_runs' order as far as events hold it: app, test flag, day,
-  /// install. Events without an install (no presence) come last.
-  private enum PresenceOrder: UnstableSortOrder {
-    static func precedes(_ lhs: FoldEvent, _ rhs: FoldEvent) -> Bool {
-      if lhs.hasInstall != rhs.hasInstall { return lhs.hasInstall }
-      if lhs.appNo != rhs.appNo { return lhs.appNo < rhs.appNo }
-      if lhs.isTest != rhs.isTest { return !lhs.isTest }
-      if lhs.day != rhs.day { return lhs.day < rhs.day }
-      return lhs.installKey < rhs.installKey
+  /// A run being packed for each day the step brings. A step brings
+  /// today's events and a few days' late ones: the day of the last entry
+  /// is checked first, then the others in turn.
+  private struct DayRuns {
+    private var builders: [RunBuilder] = []
+    private var last = 0
+    /// Each day's events with an install: no more entries than that.
+    private var dayEvents = PairCounts()
+
+    init(_ events: [FoldEvent]) {
+      for event in events where event.hasInstall {
+        dayEvents.add(
+          Self.countKey(appNo: event.appNo, isTest: event.isTest, day: Int64(event.day)))
+      }
+    }
+
+    private static func countKey(appNo: Int64, isTest: Bool, day: Int64) -> PairCounts.Key {
+      PairCounts.Key(
+        high: appNo, low: (isTest ? 1 << 32 : 0) | Int64(UInt32(truncatingIfNeeded: day)))
+    }
+
+    mutating func add(_ entry: PresenceEntry, to day: PresenceRuns.Day, _ database: Database)
+      throws(StoreError)
+    {
+      if last >= builders.count || builders[last].day != day {
+        if let known = builders.firstIndex(where: { $0.day == day }) {
+          last = known
+        } else {
+          let events = dayEvents[Self.countKey(appNo: day.appNo, isTest: day.isTest, day: day.day)]
+          builders.append(
+            RunBuilder(day: day, capacity: min(events, PresenceRuns.writtenRunEntries)))
+          last = builders.count - 1
+        }
+      }
+      try builders[last].add(entry, database)
+    }
+
+    mutating func flush(_ database: Database) throws(StoreError) {
+      for index in builders.indices { try builders[index].flush(database) }
     }
   }
 
-  /// One day's run being packed: appended when the day changes or it is
-  /// full. An entry ends a run only whole.
+  /// One day's run being packed: appended when it is full, and at the
+  /// step's end. An entry ends a run only whole.
   private struct RunBuilder {
+    let day: PresenceRuns.Day
     private var packed: [UInt8] = []
     private var count = 0
-    private var day: PresenceRuns.Day?
 
-    init(capacity: Int) {
+    init(day: PresenceRuns.Day, capacity: Int) {
+      self.day = day
       // Room for a whole run at once: grown by doubling, the array was
       // copied into a fresh mapping at each step, whose pages the kernel
       // then zeroed (docs/performance.md). Reserved pages never written
       // cost nothing.
       packed.reserveCapacity(capacity * 14)
-    }
-
-    mutating func begin(_ next: PresenceRuns.Day, _ database: Database) throws(StoreError) {
-      guard next != day else { return }
-      try flush(database)
-      day = next
     }
 
     mutating func add(_ entry: PresenceEntry, _ database: Database) throws(StoreError) {
@@ -92,7 +118,7 @@ enum PresenceWriter {
     }
 
     mutating func flush(_ database: Database) throws(StoreError) {
-      if let day, count > 0 {
+      if count > 0 {
         try PresenceRuns.append(packed: packed, count: count, to: day, database)
       }
       packed.removeAll(keepingCapacity: true)
