@@ -24,7 +24,7 @@ struct SeenWriter {
   private var added: [TimelinePoint] = []
   private var newRows: [RowKey] = []
   private var touched: [RowKey] = []
-  private var timeBuffer: [(ts: Int64, download: String?)] = []
+  private var rowPoints: [TimelinePoint] = []
   private var packed: [UInt8] = []
 
   init(_ database: Database, updateIds: [String]) throws(StoreError) {
@@ -127,25 +127,26 @@ struct SeenWriter {
   private mutating func writeRows(_ scope: InstallScope, _ versions: TextNumbering)
     throws(StoreError)
   {
+    let updateIds = updates.texts
     touched.removeAll(keepingCapacity: true)
     for point in added {
       let key = RowKey(day: point.day, version: point.version)
       if !touched.contains(key) { touched.append(key) }
     }
     for key in touched {
-      timeBuffer.removeAll(keepingCapacity: true)
+      rowPoints.removeAll(keepingCapacity: true)
       for point in timeline where point.day == key.day && point.version == key.version {
-        timeBuffer.append(
-          (
-            point.ts,
-            point.download == TimelinePoint.noDownload ? nil : updates.texts[Int(point.download)]
-          ))
+        rowPoints.append(point)
       }
       let dayStartMs = Int64(key.day) * Timestamp.msPerDay
       packed.removeAll(keepingCapacity: true)
-      SeenTimes.pack(timeBuffer, dayStartMs: dayStartMs, into: &packed)
+      SeenTimes.pack(
+        rowPoints, dayStartMs: dayStartMs, into: &packed, ts: { $0.ts },
+        download: { point in
+          point.download == TimelinePoint.noDownload ? nil : updateIds[Int(point.download)]
+        })
       try rows.add(
-        scope, day: key.day, version: versions.texts[Int(key.version)], firstTs: timeBuffer[0].ts,
+        scope, day: key.day, version: versions.texts[Int(key.version)], firstTs: rowPoints[0].ts,
         packedTimes: packed)
     }
   }

@@ -14,23 +14,34 @@ enum SeenTimes {
   static func pack(
     _ times: [(ts: Int64, download: String?)], dayStartMs: Int64, into bytes: inout [UInt8]
   ) {
+    pack(times, dayStartMs: dayStartMs, into: &bytes, ts: { $0.ts }, download: { $0.download })
+  }
+
+  /// Packs `times` as above, each time and download taken from an element
+  /// by `ts` and `download`: the fold packs its timeline points, numbers
+  /// all, where a copy of them with their update ids as Strings cost it the
+  /// copies' retains and releases (docs/performance.md, session 32).
+  static func pack<Times: RandomAccessCollection>(
+    _ times: Times, dayStartMs: Int64, into bytes: inout [UInt8],
+    ts: (Times.Element) -> Int64, download: (Times.Element) -> String?
+  ) where Times.Index == Int {
     var previous = dayStartMs
-    var index = 0
-    while index < times.count {
-      let ts = times[index].ts
+    var index = times.startIndex
+    while index < times.endIndex {
+      let time = ts(times[index])
       var end = index + 1
-      while end < times.count && times[end].ts == ts { end += 1 }
+      while end < times.endIndex && ts(times[end]) == time { end += 1 }
       // Counted in place: an array of a time's downloads was an allocation
       // for every point the fold writes.
-      let downloads = times[index..<end].reduce(0) { $0 + ($1.download == nil ? 0 : 1) }
-      Varint.pack(UInt64(ts - previous) << 1 | (downloads == 0 ? 0 : 1), into: &bytes)
+      let downloads = times[index..<end].reduce(0) { $0 + (download($1) == nil ? 0 : 1) }
+      Varint.pack(UInt64(time - previous) << 1 | (downloads == 0 ? 0 : 1), into: &bytes)
       if downloads > 0 {
         Varint.pack(UInt64(downloads), into: &bytes)
-        for time in times[index..<end] {
-          if let update = time.download { PackedText.pack(update, into: &bytes) }
+        for element in times[index..<end] {
+          if let update = download(element) { PackedText.pack(update, into: &bytes) }
         }
       }
-      previous = ts
+      previous = time
       index = end
     }
   }
