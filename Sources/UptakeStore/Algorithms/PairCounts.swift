@@ -71,3 +71,16 @@ struct PairCounts {
     }
   }
 }
+
+extension PairCounts.Key {
+  /// The key of an app's, test flag's and day's tally: the app, and the
+  /// test flag above the day's 32 bits.
+  init(appNo: Int64, isTest: Bool, day: Int64) {
+    self.init(high: appNo, low: (isTest ? 1 << 32 : 0) | Int64(UInt32(truncatingIfNeeded: day)))
+  }
+
+  /// The parts of a key made by `init(appNo:isTest:day:)`.
+  var appNo: Int64 { high }
+  var isTest: Bool { low >> 32 != 0 }
+  var day: Int64 { Int64(Int32(truncatingIfNeeded: low)) }
+}

@@ -28,16 +28,10 @@ final class BucketMembership {
       self.day = day
     }
 
-    /// The day as a key of `PairCounts`: the app, and the test flag above
-    /// the day's 32 bits.
-    var countKey: PairCounts.Key {
-      PairCounts.Key(
-        high: appNo, low: (isTest ? 1 << 32 : 0) | Int64(UInt32(truncatingIfNeeded: day)))
-    }
+    var countKey: PairCounts.Key { PairCounts.Key(appNo: appNo, isTest: isTest, day: day) }
 
     init(countKey key: PairCounts.Key) {
-      self.init(
-        appNo: key.high, isTest: key.low >> 32 != 0, day: Int64(Int32(truncatingIfNeeded: key.low)))
+      self.init(appNo: key.appNo, isTest: key.isTest, day: key.day)
     }
   }
 

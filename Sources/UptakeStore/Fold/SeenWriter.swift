@@ -237,15 +237,10 @@ struct SeenWriter {
       (self.appNo, self.isTest, self.day) = (appNo, isTest, day)
     }
 
-    /// The app; the test flag above the day's 32 bits.
-    var countKey: PairCounts.Key {
-      PairCounts.Key(
-        high: appNo, low: (isTest ? 1 << 32 : 0) | Int64(UInt32(bitPattern: day)))
-    }
+    var countKey: PairCounts.Key { PairCounts.Key(appNo: appNo, isTest: isTest, day: Int64(day)) }
 
     init(countKey key: PairCounts.Key) {
-      self.init(
-        appNo: key.high, isTest: key.low >> 32 != 0, day: Int32(truncatingIfNeeded: key.low))
+      self.init(appNo: key.appNo, isTest: key.isTest, day: Int32(truncatingIfNeeded: key.day))
     }
   }
 }

@@ -35,6 +35,19 @@ struct PairCountsTests {
     #expect(counts.count == reference.count, "seed \(seed)")
   }
 
+  @Test("a day's key gives back its app, test flag and day, negative ones too")
+  func dayKeysRoundTrip() {
+    for (appNo, isTest, day) in [
+      (Int64(1), false, Int64(20_428)), (7, true, 20_428), (Int64.max, true, -3), (0, false, 0),
+    ] {
+      let key = PairCounts.Key(appNo: appNo, isTest: isTest, day: day)
+      #expect(key.appNo == appNo && key.isTest == isTest && key.day == day)
+    }
+    #expect(
+      PairCounts.Key(appNo: 1, isTest: true, day: 5)
+        != PairCounts.Key(appNo: 1, isTest: false, day: 5))
+  }
+
   @Test("an empty table has nothing to give")
   func empty() {
     let counts = PairCounts()

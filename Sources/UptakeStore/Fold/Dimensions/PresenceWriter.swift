@@ -65,13 +65,8 @@ enum PresenceWriter {
     init(_ events: [FoldEvent]) {
       for event in events where event.hasInstall {
         dayEvents.add(
-          Self.countKey(appNo: event.appNo, isTest: event.isTest, day: Int64(event.day)))
+          PairCounts.Key(appNo: event.appNo, isTest: event.isTest, day: Int64(event.day)))
       }
-    }
-
-    private static func countKey(appNo: Int64, isTest: Bool, day: Int64) -> PairCounts.Key {
-      PairCounts.Key(
-        high: appNo, low: (isTest ? 1 << 32 : 0) | Int64(UInt32(truncatingIfNeeded: day)))
     }
 
     mutating func add(_ entry: PresenceEntry, to day: PresenceRuns.Day, _ database: Database)
@@ -81,7 +76,7 @@ enum PresenceWriter {
         if let known = builders.firstIndex(where: { $0.day == day }) {
           last = known
         } else {
-          let events = dayEvents[Self.countKey(appNo: day.appNo, isTest: day.isTest, day: day.day)]
+          let events = dayEvents[PairCounts.Key(appNo: day.appNo, isTest: day.isTest, day: day.day)]
           builders.append(
             RunBuilder(day: day, capacity: min(events, PresenceRuns.writtenRunEntries)))
           last = builders.count - 1
