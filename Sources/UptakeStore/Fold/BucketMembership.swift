@@ -21,18 +21,6 @@ final class BucketMembership {
     let appNo: Int64
     let isTest: Bool
     let day: Int64
-
-    init(appNo: Int64, isTest: Bool, day: Int64) {
-      self.appNo = appNo
-      self.isTest = isTest
-      self.day = day
-    }
-
-    var countKey: PairCounts.Key { PairCounts.Key(appNo: appNo, isTest: isTest, day: day) }
-
-    init(countKey key: PairCounts.Key) {
-      self.init(appNo: key.appNo, isTest: key.isTest, day: key.day)
-    }
   }
 
   /// Days with a filter at most, and the memory all filters may take: a
@@ -66,11 +54,12 @@ final class BucketMembership {
     foldsSeen += 1
     var installs = PairCounts()
     for event in batch.events where event.hasInstall {
-      installs.add(Day(appNo: event.appNo, isTest: event.isTest, day: Int64(event.day)).countKey)
+      installs.add(PairCounts.Key(appNo: event.appNo, isTest: event.isTest, day: Int64(event.day)))
     }
     worthAFilter = []
     installs.forEach { key, count in
-      if count >= Self.installsWorthAFilter { worthAFilter.insert(Day(countKey: key)) }
+      guard count >= Self.installsWorthAFilter else { return }
+      worthAFilter.insert(Day(appNo: key.appNo, isTest: key.isTest, day: key.day))
     }
   }
 

@@ -6,7 +6,8 @@ import UptakeCore
 /// where the new points change them (`FunnelDownloads`).
 struct SeenWriter {
   private var rows: InstallDayRows
-  /// New rows' installs per `DailyVersionsKey` and `DailyActiveKey`.
+  /// New rows' installs per `DailyVersionsKey`, and per app, test flag
+  /// and day (`PairCounts.Key(appNo:isTest:day:)`).
   private var versionInstalls = PairCounts()
   private var activeInstalls = PairCounts()
   private var funnelDownloads = FunnelDownloads()
@@ -116,7 +117,7 @@ struct SeenWriter {
         && !newRows.contains(where: { $0.day == key.day })
       {
         activeInstalls.add(
-          DailyActiveKey(appNo: scope.appNo, isTest: scope.isTest, day: point.day).countKey)
+          PairCounts.Key(appNo: scope.appNo, isTest: scope.isTest, day: Int64(point.day)))
       }
       newRows.append(key)
     }
@@ -185,11 +186,10 @@ struct SeenWriter {
       INSERT INTO daily_active (app_no, is_test, day, installs) VALUES (?, ?, ?, ?)
       ON CONFLICT DO UPDATE SET installs = installs + excluded.installs
       """)
-    try activeInstalls.forEach { (countKey, installs) throws(StoreError) in
-      let key = DailyActiveKey(countKey: countKey)
+    try activeInstalls.forEach { (key, installs) throws(StoreError) in
       try addDay.bind(1, key.appNo)
       try addDay.bind(2, Int64(key.isTest ? 1 : 0))
-      try addDay.bind(3, Int64(key.day))
+      try addDay.bind(3, key.day)
       try addDay.bind(4, installs)
       try addDay.run()
     }
@@ -224,23 +224,6 @@ struct SeenWriter {
       self.init(
         appNo: key.high, isTest: low & 1 << 31 != 0, day: Int32(truncatingIfNeeded: low >> 32),
         version: Int32(truncatingIfNeeded: low & 0x7FFF_FFFF))
-    }
-  }
-
-  /// A row of daily_active: the installs seen on a day.
-  private struct DailyActiveKey {
-    let appNo: Int64
-    let isTest: Bool
-    let day: Int32
-
-    init(appNo: Int64, isTest: Bool, day: Int32) {
-      (self.appNo, self.isTest, self.day) = (appNo, isTest, day)
-    }
-
-    var countKey: PairCounts.Key { PairCounts.Key(appNo: appNo, isTest: isTest, day: Int64(day)) }
-
-    init(countKey key: PairCounts.Key) {
-      self.init(appNo: key.appNo, isTest: key.isTest, day: Int32(truncatingIfNeeded: key.day))
     }
   }
 }
